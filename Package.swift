@@ -1,0 +1,49 @@
+// swift-tools-version:6.1
+//
+// OpenAVFAudio: Apple's AVFAudio framework rebuilt in Swift for Linux.
+// See ARCHITECTURE.md for the module plan and which module may import which.
+import PackageDescription
+
+// Library targets are compiled in the Swift 5 language mode: the public API mirrors Apple's
+// Objective-C-era classes (mutable reference types, plain closure typealiases), which Swift 6's
+// strict checking would force us to annotate differently from Apple's SDK. Client code may use
+// either language mode.
+let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+// No unsafeFlags anywhere: SwiftPM refuses them in packages used as dependencies.
+let optimize: [SwiftSetting] = swift5
+
+let package = Package(
+    name: "OpenAVFAudio",
+    products: [
+        .library(name: "AVFAudio", targets: ["AVFAudio"]),
+        .library(name: "AVFoundation", targets: ["AVFoundation"]),
+        .library(name: "CoreAudioTypes", targets: ["CoreAudioTypes"]),
+        .executable(name: "avaudio", targets: ["avaudio"]),
+        .executable(name: "avaudio-bench", targets: ["avaudio-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Core Audio structs in C, so their memory layout is Apple's by construction.
+        .target(name: "CCoreAudioTypes"),
+        // Swift overlay: constants, UnsafeMutableAudioBufferListPointer, helpers. Re-exports the C structs.
+        .target(name: "CoreAudioTypes", dependencies: ["CCoreAudioTypes"], swiftSettings: swift5),
+        // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
+        .target(name: "AudioKernels", swiftSettings: optimize),
+        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
+        .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioKernels", "AudioFileFormats"], swiftSettings: optimize),
+        // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
+        .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
+        .executableTarget(name: "avaudio", dependencies: [
+            "AVFAudio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swift5),
+        .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats"],
+                          path: "Benchmarks/avaudio-bench", swiftSettings: optimize),
+        .testTarget(name: "CoreAudioTypesTests", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),
+        .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation"], swiftSettings: swift5),
+    ]
+)

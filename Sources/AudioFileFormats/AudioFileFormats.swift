@@ -1,0 +1,1 @@
+// Container readers and writers: see ARCHITECTURE.md.
