@@ -1,2 +1,4 @@
+// OpenAVFAudio: the public API façade. `import AVFAudio` gives, as on Apple platforms,
+// Foundation and the Core Audio types the API names.
 @_exported import Foundation
 @_exported import CoreAudioTypes
