@@ -80,8 +80,9 @@ import AVFoundation
         // A list that does not match the format is rejected.
         let mono = AudioBufferList.allocate(maximumBuffers: 1)
         defer { free(mono.unsafeMutablePointer) }
-        var sample: Float = 0
-        mono[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 4, mData: &sample)
+        let sample = UnsafeMutablePointer<Float>.allocate(capacity: 1)
+        defer { sample.deallocate() }
+        mono[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: 4, mData: sample)
         #expect(AVAudioPCMBuffer(pcmFormat: f, bufferListNoCopy: mono.unsafePointer) == nil)
     }
 

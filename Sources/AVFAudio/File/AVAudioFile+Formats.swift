@@ -1,0 +1,207 @@
+// The mapping between what a container stores (AudioDataDescription) and AVAudioFormat, the
+// choice of container when writing, and the NSErrors AVAudioFile throws.
+import AudioFileFormats
+import AudioKernels
+
+extension AVAudioFile {
+    /// A channel layout for a file's description: from a CAF 'chan' chunk, from a WAV channel
+    /// mask, or (more than two channels, nothing stored) the channels in order. The outer
+    /// optional is nil when stored layout data is unusable; `.value` is nil for mono/stereo files
+    /// that store nothing (the layout is implied).
+    static func channelLayout(for d: AudioDataDescription) -> (value: AVAudioChannelLayout?, Void)? {
+        if let bytes = d.channelLayoutData, let layout = layoutFromBigEndianCAF(bytes), layout.channelCount == d.channelCount {
+            return (layout, ())
+        }
+        if let mask = d.channelMask, mask != 0 {
+            let labels = channelLabels(forBitmap: mask)
+            if labels.count == d.channelCount {
+                if let tag = layoutTag(forLabels: labels), let layout = AVAudioChannelLayout(layoutTag: tag) { return (layout, ()) }
+                return (AVAudioChannelLayout(channelLabels: labels), ())
+            }
+        }
+        if d.channelCount <= 2 { return (nil, ()) }
+        return (AVAudioChannelLayout(layoutTag: _tagDiscreteInOrder | UInt32(d.channelCount)), ())
+    }
+
+    /// Parses a CAF 'chan' payload: big-endian AudioChannelLayout.
+    static func layoutFromBigEndianCAF(_ bytes: [UInt8]) -> AVAudioChannelLayout? {
+        guard bytes.count >= 12 else { return nil }
+        func u32(_ o: Int) -> UInt32 { UInt32(bytes[o]) << 24 | UInt32(bytes[o + 1]) << 16 | UInt32(bytes[o + 2]) << 8 | UInt32(bytes[o + 3]) }
+        let tag = u32(0), bitmap = u32(4), count = Int(u32(8))
+        if tag == _tagUseChannelDescriptions {
+            guard count > 0, count <= 1024, bytes.count >= 12 + 20 * count else { return nil }
+            var labels: [AudioChannelLabel] = []
+            for i in 0..<count { labels.append(u32(12 + 20 * i)) }
+            return AVAudioChannelLayout(channelLabels: labels)
+        }
+        if tag == _tagUseChannelBitmap {
+            var acl = AudioChannelLayout()
+            acl.mChannelLayoutTag = tag
+            acl.mChannelBitmap = AudioChannelBitmap(rawValue: bitmap)
+            return AVAudioChannelLayout(layout: &acl)
+        }
+        return AVAudioChannelLayout(layoutTag: tag)
+    }
+
+    /// Serialises a layout as a CAF 'chan' payload (big-endian).
+    static func bigEndianCAFLayout(_ layout: AVAudioChannelLayout) -> [UInt8] {
+        var out: [UInt8] = []
+        func put(_ v: UInt32) { out += [UInt8(v >> 24), UInt8(v >> 16 & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        let acl = layout.layout.pointee
+        put(acl.mChannelLayoutTag)
+        put(acl.mChannelBitmap.rawValue)
+        put(acl.mNumberChannelDescriptions)
+        if acl.mChannelLayoutTag == _tagUseChannelDescriptions {
+            let d = UnsafeMutableAudioChannelDescriptions(UnsafeMutablePointer(mutating: layout.layout))
+            for i in 0..<Int(acl.mNumberChannelDescriptions) {
+                let c = d[i]
+                put(c.mChannelLabel); put(c.mChannelFlags.rawValue)
+                put(c.mCoordinates.0.bitPattern); put(c.mCoordinates.1.bitPattern); put(c.mCoordinates.2.bitPattern)
+            }
+        }
+        return out
+    }
+
+    /// The AVAudioFormat describing how the file stores samples.
+    static func fileFormat(for d: AudioDataDescription, layout: AVAudioChannelLayout?) -> AVAudioFormat? {
+        let channels = UInt32(d.channelCount)
+        var asbd = AudioStreamBasicDescription()
+        asbd.mSampleRate = d.sampleRate
+        asbd.mChannelsPerFrame = channels
+        asbd.mFramesPerPacket = 1
+        asbd.mBytesPerFrame = UInt32(d.bytesPerFrame)
+        asbd.mBytesPerPacket = asbd.mBytesPerFrame
+        switch d.encoding {
+        case .ulaw, .alaw:
+            asbd.mFormatID = d.encoding == .ulaw ? kAudioFormatULaw : kAudioFormatALaw
+            asbd.mBitsPerChannel = 8
+        default:
+            asbd.mFormatID = kAudioFormatLinearPCM
+            var flags: AudioFormatFlags = 0
+            if d.encoding.isFloat { flags |= kAudioFormatFlagIsFloat }
+            else if d.encoding != .unsigned8 { flags |= kAudioFormatFlagIsSignedInteger }
+            if d.bigEndian && d.encoding.bytesPerSample > 1 { flags |= kAudioFormatFlagIsBigEndian }
+            let containerBits = d.encoding.bytesPerSample * 8
+            let bits = d.encoding.isFloat ? containerBits : max(1, min(d.validBitsPerSample, containerBits))
+            flags |= bits == containerBits ? kAudioFormatFlagIsPacked : kAudioFormatFlagIsAlignedHigh
+            asbd.mFormatFlags = flags
+            asbd.mBitsPerChannel = UInt32(bits)
+        }
+        return AVAudioFormat(validating: asbd, layout: layout)
+    }
+
+    static func processingFormat(_ common: AVAudioCommonFormat, interleaved: Bool, sampleRate: Double, channels: Int,
+                                 layout: AVAudioChannelLayout?) -> AVAudioFormat? {
+        guard common != .otherFormat,
+              let d = AVAudioFormat.pcmDescription(common, sampleRate: sampleRate, channels: UInt32(channels), interleaved: interleaved) else { return nil }
+        return AVAudioFormat(validating: d, layout: layout)
+    }
+
+    /// The container to write: `AVAudioFileTypeKey` wins, else the extension.
+    static func container(forWriting url: URL, settings: [String: Any]) throws -> AudioContainerType {
+        if let raw = AVAudioFormat.number(settings[AVAudioFileTypeKey]) {
+            let type = AudioFileTypeID(truncatingIfNeeded: Int64(raw))
+            switch type {
+            case kAudioFileWAVEType: return .wav
+            case kAudioFileRF64Type: return .rf64
+            case kAudioFileBW64Type: return .bw64
+            case kAudioFileAIFFType: return .aiff
+            case kAudioFileAIFCType: return .aifc
+            case kAudioFileCAFType: return .caf
+            case kAudioFileNextType: return .au
+            default:
+                throw nsError(code: kAudioFileUnsupportedFileTypeError,
+                              "cannot create '\(url.path)': file type \(fourCharCodeString(type)) is not supported (WAVE, RF64, BW64, AIFF, AIFC, CAF and NeXT are)", path: url.path)
+            }
+        }
+        guard let container = AudioContainerType(fileExtension: url.pathExtension) else {
+            throw nsError(code: kAudioFileUnsupportedFileTypeError,
+                          "cannot create '\(url.path)': the extension '.\(url.pathExtension)' names no supported file type; use .wav, .aif, .aifc, .caf or .au, or set AVAudioFileTypeKey", path: url.path)
+        }
+        return container
+    }
+
+    /// What the container will store for a requested format, adjusting what the container
+    /// requires (WAV is little-endian; AIFF is big-endian integer, and becomes AIFF-C for float
+    /// and G.711 data, as Apple's AudioFile does).
+    static func dataDescription(forWriting f: AVAudioFormat, container: AudioContainerType, path: String) throws -> (AudioContainerType, AudioDataDescription) {
+        let d = f.streamDescription.pointee
+        let encoding: SampleEncoding
+        var container = container
+        var bigEndian = d.mFormatFlags & kAudioFormatFlagIsBigEndian != 0
+        switch d.mFormatID {
+        case kAudioFormatULaw: encoding = .ulaw
+        case kAudioFormatALaw: encoding = .alaw
+        case kAudioFormatLinearPCM:
+            let isFloat = d.mFormatFlags & kAudioFormatFlagIsFloat != 0
+            switch (isFloat, d.mBitsPerChannel) {
+            case (true, 32): encoding = .float32
+            case (true, 64): encoding = .float64
+            case (false, 1...8):
+                encoding = container.isWAVFamily ? .unsigned8 : .signed8
+            case (false, 9...16): encoding = .signed16
+            case (false, 17...24): encoding = .signed24
+            case (false, 25...32): encoding = .signed32
+            default:
+                throw nsError(code: kAudioFileUnsupportedDataFormatError,
+                              "cannot create '\(path)': \(d.mBitsPerChannel)-bit \(isFloat ? "float" : "integer") samples are not supported", path: path)
+            }
+        default:
+            throw nsError(code: kAudioFileUnsupportedDataFormatError,
+                          "cannot create '\(path)': format \(fourCharCodeString(d.mFormatID)) is not supported yet (linear PCM, µ-law and A-law are)", path: path)
+        }
+        switch container {
+        case .wav, .rf64, .bw64: bigEndian = false
+        case .aiff:
+            if encoding.isFloat || encoding == .ulaw || encoding == .alaw {
+                container = .aifc
+            } else {
+                bigEndian = true
+            }
+        case .au: bigEndian = true
+        case .aifc, .caf: break
+        }
+        if container == .aifc && encoding.bytesPerSample == 1 { bigEndian = true }
+        let validBits = encoding.isLinearPCM && !encoding.isFloat ? Int(d.mBitsPerChannel) : encoding.bytesPerSample * 8
+        var description = AudioDataDescription(sampleRate: d.mSampleRate, channelCount: Int(d.mChannelsPerFrame), encoding: encoding,
+                                               bigEndian: bigEndian, validBitsPerSample: validBits)
+        if let layout = f.channelLayout {
+            if container == .caf {
+                description.channelLayoutData = bigEndianCAFLayout(layout)
+            } else if container.isWAVFamily, let labels = labelsOf(layout), let mask = wavChannelMask(forLabels: labels) {
+                if d.mChannelsPerFrame > 2 { description.channelMask = mask }
+            }
+        }
+        return (container, description)
+    }
+
+    static func labelsOf(_ layout: AVAudioChannelLayout) -> [AudioChannelLabel]? {
+        let acl = layout.layout.pointee
+        switch acl.mChannelLayoutTag {
+        case _tagUseChannelDescriptions:
+            let d = UnsafeMutableAudioChannelDescriptions(UnsafeMutablePointer(mutating: layout.layout))
+            return (0..<Int(acl.mNumberChannelDescriptions)).map { d[$0].mChannelLabel }
+        case _tagUseChannelBitmap:
+            return channelLabels(forBitmap: acl.mChannelBitmap.rawValue)
+        default:
+            return channelLabels(forLayoutTag: acl.mChannelLayoutTag)
+        }
+    }
+
+    // MARK: Errors
+
+    static func nsError(_ error: AudioFileFormatError, path: String) -> NSError {
+        nsError(code: error.code, error.message, path: path)
+    }
+
+    static func nsError(code: OSStatus, _ message: String, path: String) -> NSError {
+        NSError(domain: NSOSStatusErrorDomain, code: Int(code), userInfo: [
+            NSLocalizedDescriptionKey: message,
+            NSFilePathErrorKey: path,
+        ])
+    }
+
+    static func describe(_ settings: [String: Any]) -> String {
+        settings.keys.sorted().map { "\($0): \(settings[$0]!)" }.joined(separator: ", ")
+    }
+}

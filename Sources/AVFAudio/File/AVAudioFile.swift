@@ -1,0 +1,220 @@
+// AVAudioFile: read and write audio files in a processing format of your choice.
+//
+// The file stores samples in its *file format* (e.g. 24-bit big-endian integers, interleaved);
+// you read and write AVAudioPCMBuffers in the *processing format* (by default the standard
+// deinterleaved Float32, at the file's sample rate and channel count). The conversion between the
+// two runs in AudioKernels, a chunk at a time through a staging buffer allocated once per file.
+// There is no sample-rate conversion here, as on Apple platforms.
+//
+//     let file = try AVAudioFile(forReading: url)
+//     let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat,
+//                                   frameCapacity: AVAudioFrameCount(file.length))!
+//     try file.read(into: buffer)
+//
+//     let out = try AVAudioFile(forWriting: outURL, settings: [
+//         AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000,
+//         AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 24])
+//     try out.write(from: buffer)   // the header on disk is valid after every write
+//     out.close()
+//
+// Nothing is lost: after every `write(from:)` the header describes every frame written, so a
+// process killed mid-write leaves a readable file; `close()` (or deinit) finalises it.
+import AudioFileFormats
+import AudioKernels
+
+/// An audio file opened for reading or writing.
+open class AVAudioFile: NSObject {
+    /// The file's location.
+    public let url: URL
+    /// How the file stores its samples.
+    public let fileFormat: AVAudioFormat
+    /// The format of the buffers you read and write.
+    public let processingFormat: AVAudioFormat
+
+    private var reader: AudioFileReader?
+    private var writer: AudioFileWriter?
+    private let dataDescription: AudioDataDescription
+    private let codec: FileSampleCodec
+    private var position: AVAudioFramePosition = 0
+    private var _isOpen = true
+
+    // MARK: Reading
+
+    /// Opens a file for reading with the standard processing format (deinterleaved Float32).
+    public convenience init(forReading fileURL: URL) throws {
+        try self.init(forReading: fileURL, commonFormat: .pcmFormatFloat32, interleaved: false)
+    }
+
+    /// Opens a file for reading, with buffers in `format` (interleaved or not).
+    public init(forReading fileURL: URL, commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
+        let path = fileURL.path
+        let reader: AudioFileReader
+        do {
+            reader = try AudioFileReader(path: path)
+        } catch let error as AudioFileFormatError {
+            throw AVAudioFile.nsError(error, path: path)
+        }
+        let description = reader.description
+        guard let layout = AVAudioFile.channelLayout(for: description),
+              let fileFormat = AVAudioFile.fileFormat(for: description, layout: layout.value),
+              let processing = AVAudioFile.processingFormat(format, interleaved: interleaved, sampleRate: description.sampleRate,
+                                                          channels: description.channelCount, layout: layout.value) else {
+            reader.close()
+            throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
+                                      "'\(path)' holds \(description), which cannot be read as \(format) PCM", path: path)
+        }
+        self.url = fileURL
+        self.reader = reader
+        self.fileFormat = fileFormat
+        self.processingFormat = processing
+        self.dataDescription = description
+        self.codec = FileSampleCodec(file: description, processing: processing)
+        super.init()
+    }
+
+    // MARK: Writing
+
+    /// Creates a file for writing with `settings` describing the file format; buffers are in the
+    /// standard processing format (deinterleaved Float32). The container comes from
+    /// `AVAudioFileTypeKey` when present, else from the URL's extension. An existing file is replaced.
+    public convenience init(forWriting fileURL: URL, settings: [String: Any]) throws {
+        try self.init(forWriting: fileURL, settings: settings, commonFormat: .pcmFormatFloat32, interleaved: false)
+    }
+
+    /// Creates a file for writing, with buffers in `format` (interleaved or not).
+    public init(forWriting fileURL: URL, settings: [String: Any], commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
+        let path = fileURL.path
+        let container = try AVAudioFile.container(forWriting: fileURL, settings: settings)
+        guard let requested = AVAudioFormat(settings: settings) else {
+            throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
+                                      "cannot create '\(path)': the settings do not describe a valid format (\(AVAudioFile.describe(settings)))", path: path)
+        }
+        let (container2, description) = try AVAudioFile.dataDescription(forWriting: requested, container: container, path: path)
+        let writer: AudioFileWriter
+        do {
+            writer = try AudioFileWriter(path: path, container: container2, description: description)
+        } catch let error as AudioFileFormatError {
+            throw AVAudioFile.nsError(error, path: path)
+        }
+        let layout = requested.channelLayout
+        guard let fileFormat = AVAudioFile.fileFormat(for: description, layout: layout),
+              let processing = AVAudioFile.processingFormat(format, interleaved: interleaved, sampleRate: description.sampleRate,
+                                                          channels: description.channelCount, layout: layout) else {
+            try? writer.close()
+            throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
+                                      "cannot create '\(path)' with \(description) from \(format) buffers", path: path)
+        }
+        self.url = fileURL
+        self.writer = writer
+        self.fileFormat = fileFormat
+        self.processingFormat = processing
+        self.dataDescription = description
+        self.codec = FileSampleCodec(file: description, processing: processing)
+        super.init()
+    }
+
+    deinit { close() }
+
+    // MARK: State
+
+    /// The number of sample frames in the file (for a file being written, the frames written so far).
+    open var length: AVAudioFramePosition {
+        if let reader { return reader.frameCount }
+        if let writer { return AVAudioFramePosition(writer.framesWritten) }
+        return 0
+    }
+
+    /// The position of the next read or write, in frames. Setting it seeks; reading positions
+    /// are clamped to `0...length`.
+    open var framePosition: AVAudioFramePosition {
+        get { position }
+        set { position = max(0, reader != nil ? min(newValue, length) : newValue) }
+    }
+
+    /// Whether the file is open (false after `close()`).
+    open var isOpen: Bool { _isOpen }
+
+    /// Closes the file: a file being written is finalised. Reading or writing afterwards throws.
+    /// Safe to call more than once.
+    open func close() {
+        guard _isOpen else { return }
+        _isOpen = false
+        reader?.close()
+        try? writer?.close()
+        codec.release()
+    }
+
+    // MARK: Reading and writing
+
+    /// Reads up to `buffer.frameCapacity` frames from `framePosition` into `buffer`, setting its
+    /// `frameLength` (0 at the end of the file) and advancing `framePosition`.
+    open func read(into buffer: AVAudioPCMBuffer) throws {
+        try read(into: buffer, frameCount: buffer.frameCapacity)
+    }
+
+    /// Reads up to `frames` frames (at most the buffer's capacity) from `framePosition` into `buffer`.
+    open func read(into buffer: AVAudioPCMBuffer, frameCount frames: AVAudioFrameCount) throws {
+        guard _isOpen else { throw notOpen("read from") }
+        guard let reader else {
+            throw AVAudioFile.nsError(code: kAudioFilePermissionsError, "'\(url.path)' was opened for writing; it cannot be read", path: url.path)
+        }
+        try checkFormat(of: buffer, "read into")
+        let wanted = min(AVAudioFramePosition(min(frames, buffer.frameCapacity)), max(0, reader.frameCount - position))
+        var done = 0
+        while done < Int(wanted) {
+            let chunk = min(Int(wanted) - done, codec.chunkFrames)
+            let got: Int
+            do {
+                got = try codec.decode(from: reader, frames: chunk, at: position + AVAudioFramePosition(done), into: buffer, offset: done)
+            } catch let error as AudioFileFormatError {
+                throw AVAudioFile.nsError(error, path: url.path)
+            }
+            done += got
+            if got < chunk { break }
+        }
+        buffer.frameLength = AVAudioFrameCount(done)
+        position += AVAudioFramePosition(done)
+    }
+
+    /// Writes `buffer.frameLength` frames at `framePosition` and advances it. The header on disk
+    /// describes every frame written when this returns.
+    open func write(from buffer: AVAudioPCMBuffer) throws {
+        guard _isOpen else { throw notOpen("write to") }
+        guard let writer else {
+            throw AVAudioFile.nsError(code: kAudioFilePermissionsError, "'\(url.path)' was opened for reading; it cannot be written", path: url.path)
+        }
+        try checkFormat(of: buffer, "write from")
+        let total = Int(buffer.frameLength)
+        do {
+            guard position == AVAudioFramePosition(writer.framesWritten) else {
+                throw AudioFileFormatError(code: kAudioFilePositionError, message:
+                    "cannot write to '\(url.path)' at frame \(position): writing is supported at the end of the file (frame \(writer.framesWritten)) only")
+            }
+            var done = 0
+            while done < total {
+                let chunk = min(total - done, codec.chunkFrames)
+                try codec.encode(from: buffer, offset: done, frames: chunk, to: writer)
+                done += chunk
+            }
+        } catch let error as AudioFileFormatError {
+            throw AVAudioFile.nsError(error, path: url.path)
+        }
+        position += AVAudioFramePosition(total)
+    }
+
+    private func checkFormat(of buffer: AVAudioPCMBuffer, _ verb: String) throws {
+        let f = buffer.format
+        guard f.commonFormat == processingFormat.commonFormat, f.isInterleaved == processingFormat.isInterleaved,
+              f.channelCount == processingFormat.channelCount else {
+            throw AVAudioFile.nsError(code: -50, "cannot \(verb) '\(url.path)' with a buffer in \(f): the file's processing format is \(processingFormat)", path: url.path)
+        }
+    }
+
+    private func notOpen(_ verb: String) -> NSError {
+        AVAudioFile.nsError(code: kAudioFileNotOpenError, "cannot \(verb) '\(url.path)': the file has been closed", path: url.path)
+    }
+
+    open override var description: String {
+        "<AVAudioFile: \(url.lastPathComponent), \(length) frames, file \(fileFormat), processing \(processingFormat)>"
+    }
+}
