@@ -13,7 +13,7 @@ extension AVAudioFile {
             return (layout, ())
         }
         if let mask = d.channelMask, mask != 0 {
-            let labels = channelLabels(forBitmap: mask)
+            let labels = channelLabels(forWAVChannelMask: mask)
             if labels.count == d.channelCount {
                 if let tag = layoutTag(forLabels: labels), let layout = AVAudioChannelLayout(layoutTag: tag) { return (layout, ()) }
                 return (AVAudioChannelLayout(channelLabels: labels), ())

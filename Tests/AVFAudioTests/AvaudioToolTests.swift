@@ -1,0 +1,215 @@
+// Tests of the `avaudio` command-line tool, run as a real executable: `swift test` builds every
+// product into the same directory as the test bundle, so the binary is found next to it (or, as a
+// fallback, in the package's .build/debug). The suite is skipped, visibly, when it is not there.
+import Testing
+import AVFoundation
+
+/// Where the built `avaudio` executable is, if anywhere.
+enum AvaudioTool {
+    static let url: URL? = {
+        let fm = FileManager.default
+        var candidates: [URL] = []
+        if let path = ProcessInfo.processInfo.environment["AVAUDIO_TOOL"] {
+            candidates.append(URL(fileURLWithPath: path))
+        }
+        // The products directory holds the test bundle (or the test runner executable) and every
+        // executable product built with it.
+        if let executable = Bundle.main.executableURL {
+            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("avaudio"))
+        }
+        for bundle in Bundle.allBundles {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("avaudio"))
+        }
+        // Fallback: the package's default build directory.
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug/avaudio"))
+        return candidates.first { fm.isExecutableFile(atPath: $0.path) }
+    }()
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the tool with `arguments`, capturing its output through files (no pipe can fill up).
+    static func run(_ arguments: [String]) throws -> Run {
+        let tool = try #require(url)
+        let fm = FileManager.default
+        let scratch = fm.temporaryDirectory.appendingPathComponent("avaudio-run-\(UUID().uuidString)")
+        try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? fm.removeItem(at: scratch) }
+        let outURL = scratch.appendingPathComponent("stdout"), errURL = scratch.appendingPathComponent("stderr")
+        _ = fm.createFile(atPath: outURL.path, contents: nil)
+        _ = fm.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let process = Process()
+        process.executableURL = tool
+        process.arguments = arguments
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return Run(status: process.terminationStatus,
+                   stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+                   stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+@Suite(.enabled(if: AvaudioTool.url != nil, "the avaudio executable was not found next to the test bundle or in .build/debug (build it with `swift build --product avaudio`)"))
+final class AvaudioToolTests {
+    /// A fresh directory per test (Swift Testing creates one suite instance per test).
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("avaudio-tool-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Writes a 16-bit WAV file with AVAudioFile; `fill(channel, frame)` gives each sample.
+    private func writeWAV(_ name: String, sampleRate: Double, channels: AVAudioChannelCount, frames: Int,
+                          bits: Int = 16, _ fill: (Int, Int) -> Float) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        let file = try AVAudioFile(forWriting: url, settings: [
+            AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: sampleRate,
+            AVNumberOfChannelsKey: channels, AVLinearPCMBitDepthKey: bits,
+        ])
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(frames)))
+        let data = try #require(buffer.floatChannelData)
+        for c in 0..<Int(channels) {
+            for i in 0..<frames { data[c][i] = fill(c, i) }
+        }
+        buffer.frameLength = AVAudioFrameCount(frames)
+        try file.write(from: buffer)
+        file.close()
+        return url
+    }
+
+    /// Every sample of a file, per channel, in the standard Float32 processing format.
+    private func readSamples(_ url: URL) throws -> [[Float]] {
+        let file = try AVAudioFile(forReading: url)
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length)))
+        try file.read(into: buffer)
+        let data = try #require(buffer.floatChannelData)
+        return (0..<Int(file.processingFormat.channelCount)).map { c in
+            Array(UnsafeBufferPointer(start: data[c], count: Int(buffer.frameLength)))
+        }
+    }
+
+    @Test func versionPrintsTheToolName() throws {
+        let run = try AvaudioTool.run(["--version"])
+        #expect(run.status == 0)
+        #expect(run.stdout.hasPrefix("avaudio "))
+    }
+
+    @Test func demoPassesEveryFile() throws {
+        let outputDir = directory.appendingPathComponent("demo")
+        let run = try AvaudioTool.run(["demo", "--output-dir", outputDir.path])
+        #expect(run.status == 0, "demo failed:\n\(run.stdout)\n\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n")
+        let passLines = lines.filter { $0.hasSuffix("PASS") }
+        #expect(passLines.count >= 30, "\(run.stdout)")
+        #expect(!lines.contains { $0.hasSuffix("FAIL") || $0.hasPrefix("FAIL") }, "\(run.stdout)")
+        #expect(passLines.contains { $0.hasPrefix("WAV") && $0.contains("5.1") })
+        #expect(passLines.contains { $0.hasPrefix("CAF") && $0.contains("5.1") })
+        // Without --keep the files are removed.
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: outputDir.path)) ?? []
+        #expect(left.isEmpty, "files left behind: \(left)")
+    }
+
+    @Test func infoJSONDescribesAFileWrittenWithAVAudioFile() throws {
+        // 441 Hz at 44.1 kHz: exactly 100 samples a period, so a sample lands on each crest.
+        let url = try writeWAV("info.wav", sampleRate: 44_100, channels: 2, frames: 11_025) { c, i in
+            Float((c == 0 ? 0.5 : 0.25) * sin(2 * Double.pi * 441 * Double(i) / 44_100))
+        }
+        let run = try AvaudioTool.run(["info", "--json", url.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
+        let json = try #require(object as? [String: Any], "not a JSON object: \(run.stdout)")
+        #expect((json["sampleRate"] as? NSNumber)?.doubleValue == 44_100)
+        #expect((json["channels"] as? NSNumber)?.intValue == 2)
+        #expect((json["frames"] as? NSNumber)?.int64Value == 11_025)
+        #expect((json["bitsPerChannel"] as? NSNumber)?.intValue == 16)
+        #expect(json["container"] as? String == "WAVE")
+        #expect((json["isFloat"] as? NSNumber)?.boolValue == false)
+        #expect(abs(((json["duration"] as? NSNumber)?.doubleValue ?? 0) - 0.25) < 1e-9)
+        let peak = try #require((json["peak"] as? [NSNumber])?.map(\.doubleValue))
+        let peakDB = try #require((json["peakDBFS"] as? [NSNumber])?.map(\.doubleValue))
+        #expect(peak.count == 2 && peakDB.count == 2)
+        #expect(abs(peak[0] - 0.5) < 1e-4 && abs(peak[1] - 0.25) < 1e-4)
+        #expect(abs(peakDB[0] - 20 * log10(0.5)) < 0.01 && abs(peakDB[1] - 20 * log10(0.25)) < 0.01)
+        let rmsDB = try #require((json["rmsDBFS"] as? [NSNumber])?.map(\.doubleValue))
+        #expect(abs(rmsDB[0] - 20 * log10(0.5 / 2.0.squareRoot())) < 0.05)
+    }
+
+    @Test func infoTextNamesTheFormat() throws {
+        let url = try writeWAV("text.wav", sampleRate: 48_000, channels: 1, frames: 480) { _, i in Float(i % 7) / 10 }
+        let run = try AvaudioTool.run(["info", url.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("48000 Hz"))
+        #expect(run.stdout.contains("16-bit little-endian signed integer"))
+        #expect(run.stdout.contains("480 frames"))
+    }
+
+    @Test func convertToTwentyFourBitCAFAndBackIsLossless() throws {
+        // More than one 65536-frame chunk, pseudo-random 16-bit values on both channels.
+        var seed: UInt32 = 12_345
+        let original = try writeWAV("source.wav", sampleRate: 48_000, channels: 2, frames: 70_000) { _, _ in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            return Float(Int16(truncatingIfNeeded: seed >> 16)) / 32_768
+        }
+        let caf = directory.appendingPathComponent("wide.caf")
+        let back = directory.appendingPathComponent("back.wav")
+        let first = try AvaudioTool.run(["convert", original.path, caf.path, "--bits", "24"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let cafFile = try AVAudioFile(forReading: caf)
+        #expect(cafFile.length == 70_000)
+        #expect(cafFile.fileFormat.streamDescription.pointee.mBitsPerChannel == 24)
+        #expect(cafFile.fileFormat.sampleRate == 48_000 && cafFile.fileFormat.channelCount == 2)
+        cafFile.close()
+        let second = try AvaudioTool.run(["convert", caf.path, back.path, "--bits", "16"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let a = try readSamples(original), b = try readSamples(back)
+        #expect(a.count == 2 && b.count == 2)
+        #expect(a[0].count == 70_000 && b[0].count == 70_000)
+        #expect(a == b)
+    }
+
+    @Test func convertHonoursFormatOption() throws {
+        let source = try writeWAV("plain.wav", sampleRate: 22_050, channels: 1, frames: 1_000) { _, i in Float(i % 100) / 200 }
+        let out = directory.appendingPathComponent("out.bin")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--format", "aifc", "--float"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let file = try AVAudioFile(forReading: out)
+        let d = file.fileFormat.streamDescription.pointee
+        #expect(d.mFormatFlags & kAudioFormatFlagIsFloat != 0 && d.mBitsPerChannel == 32)
+        #expect(file.length == 1_000)
+    }
+
+    @Test func channelCountConversionIsRefusedClearly() throws {
+        let source = try writeWAV("stereo.wav", sampleRate: 8_000, channels: 2, frames: 100) { _, _ in 0 }
+        let out = directory.appendingPathComponent("mono.wav")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--channels", "1"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("channel count conversion arrives with AVAudioConverter"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
+    @Test func missingInputFailsWithAMessageNamingTheFile() throws {
+        let missing = directory.appendingPathComponent("no-such-take.wav")
+        let info = try AvaudioTool.run(["info", missing.path])
+        #expect(info.status != 0)
+        #expect(info.stderr.contains("no-such-take.wav"))
+        #expect(info.stdout.isEmpty)
+
+        let out = directory.appendingPathComponent("never.wav")
+        let convert = try AvaudioTool.run(["convert", missing.path, out.path])
+        #expect(convert.status != 0)
+        #expect(convert.stderr.contains("no-such-take.wav"))
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+}
