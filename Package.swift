@@ -38,7 +38,7 @@ let package = Package(
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [
-            "AVFAudio", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "AVFoundation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swift5),
         .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats"],
                           path: "Benchmarks/avaudio-bench", swiftSettings: optimize),

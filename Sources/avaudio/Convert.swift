@@ -10,7 +10,7 @@
 // The file is streamed in chunks of 65536 frames. Samples travel through Float32 buffers, or
 // Float64 ones when either side holds more than 24 bits of precision (32-bit integers, 64-bit
 // floats), so every conversion that can be exact is.
-import AVFAudio
+import AVFoundation
 import ArgumentParser
 
 struct Convert: ParsableCommand {

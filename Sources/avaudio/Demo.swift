@@ -11,7 +11,7 @@
 //    of the 14-bit (µ-law) or 13-bit (A-law) linear range the laws are defined on.
 //
 // Exits 0 only when every file passes.
-import AVFAudio
+import AVFoundation
 import ArgumentParser
 import Dispatch
 

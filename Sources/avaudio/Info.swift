@@ -9,7 +9,7 @@
 //     Duration:       0.500000 s
 //     File size:      96044 bytes
 //     Levels (dBFS):  ch 1 peak -6.02 RMS -9.03; ch 2 peak -12.04 RMS -15.05
-import AVFAudio
+import AVFoundation
 import ArgumentParser
 
 struct Info: ParsableCommand {

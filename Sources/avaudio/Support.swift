@@ -3,7 +3,7 @@
 //
 // Everything here uses the public AVFAudio API only, as any client would: the tool is also a
 // real-world client of the framework.
-import AVFAudio
+import AVFoundation
 import ArgumentParser
 import Dispatch
 #if canImport(Glibc)
