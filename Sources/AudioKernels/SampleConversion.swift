@@ -87,7 +87,7 @@ public enum SampleConversion {
     @inline(__always)
     static func decodeStage(_ frameCount: Int, _ source: UnsafeRawPointer, _ encoding: SampleEncoding,
                             _ destination: ProcessingBufferPointer, _ destinationFrame: Int,
-                            dither: TPDFDither?) -> ToProcessingType {
+                            dither: TPDFDither?) -> ToProcessingType<FileIsSource> {
         precondition(frameCount >= 0, "frameCount must not be negative")
         let file = ChannelAddressing(interleaved: UnsafeMutableRawPointer(mutating: source),
                                      channelCount: destination.channelCount, sampleBytes: encoding.bytesPerSample)
@@ -111,7 +111,7 @@ public enum SampleConversion {
     @inline(__always)
     static func convertStage(_ frameCount: Int, _ source: ProcessingBufferPointer, _ sourceFrame: Int,
                              _ destination: ProcessingBufferPointer, _ destinationFrame: Int,
-                             dither: TPDFDither?) -> ToProcessingType {
+                             dither: TPDFDither?) -> ToProcessingType<NoFile> {
         precondition(frameCount >= 0, "frameCount must not be negative")
         precondition(source.channelCount == destination.channelCount,
                      "source and destination of a conversion must have the same channel count")

@@ -56,29 +56,20 @@ struct TransferJob {
 }
 
 /// Second stage: the source type `S` is known; visiting the destination type runs the kernel.
-struct RunTransfer<S: SampleStorage>: StorageVisitor {
-    let job: TransferJob
-
-    @inline(__always)
-    mutating func visit<D: SampleStorage>(_: D.Type) {
-        transfer(S.self, D.self, from: job.source, to: job.destination, frames: job.frames)
-    }
-}
-
-/// Second stage with dither; the generator state is copied back out by the caller.
-struct RunDitheredTransfer<S: SampleStorage>: StorageVisitor {
+struct RunTransfer<S: SampleStorage, M: DitherMode, F: FileSide>: StorageVisitor {
     let job: TransferJob
     var dither: TPDFDither
 
     @inline(__always)
     mutating func visit<D: SampleStorage>(_: D.Type) {
-        transferDithered(S.self, D.self, from: job.source, to: job.destination, frames: job.frames, dither: &dither)
+        transfer(S.self, D.self, M.self, F.self, from: job.source, to: job.destination, frames: job.frames,
+                 dither: &dither)
     }
 }
 
-/// First stage of a conversion whose destination is a processing type (decode, and processing →
-/// processing). Never dithers when the destination is float; see `dither` for integer ones.
-struct ToProcessingType: StorageVisitor {
+/// First stage of a conversion whose destination is a processing type: decoding (`F` is
+/// `FileIsSource`) and processing → processing (`NoFile`).
+struct ToProcessingType<F: FileSide>: StorageVisitor {
     let job: TransferJob
     let destinationType: ProcessingSampleType
     /// The caller's generator when dithering: copied in, and out again after the conversion.
@@ -87,11 +78,12 @@ struct ToProcessingType: StorageVisitor {
     @inline(__always)
     mutating func visit<S: SampleStorage>(_: S.Type) {
         if let state = dither {
-            var next = RunDitheredTransfer<S>(job: job, dither: state)
+            var next = RunTransfer<S, Dithered, F>(job: job, dither: state)
             destinationType.withStorage(&next)
             dither = next.dither
         } else {
-            var next = RunTransfer<S>(job: job)
+            // The generator is not used on this path; any value will do.
+            var next = RunTransfer<S, Undithered, F>(job: job, dither: TPDFDither(lanes: .one))
             destinationType.withStorage(&next)
         }
     }
@@ -107,11 +99,11 @@ struct ToFileEncoding: StorageVisitor {
     @inline(__always)
     mutating func visit<S: SampleStorage>(_: S.Type) {
         if let state = dither {
-            var next = RunDitheredTransfer<S>(job: job, dither: state)
+            var next = RunTransfer<S, Dithered, FileIsDestination>(job: job, dither: state)
             encoding.withStorage(bigEndian: bigEndian, &next)
             dither = next.dither
         } else {
-            var next = RunTransfer<S>(job: job)
+            var next = RunTransfer<S, Undithered, FileIsDestination>(job: job, dither: TPDFDither(lanes: .one))
             encoding.withStorage(bigEndian: bigEndian, &next)
         }
     }

@@ -42,6 +42,11 @@ public struct TPDFDither: Sendable {
         self.lanes = lanes
     }
 
+    /// A generator with the given lane states (internal: for paths that never draw from it).
+    init(lanes: SIMD8<UInt32>) {
+        self.lanes = lanes
+    }
+
     /// Advances every lane and returns eight dither values in units of one LSB, each in (-1, 1)
     /// with a triangular distribution peaking at 0.
     @inlinable @inline(__always)

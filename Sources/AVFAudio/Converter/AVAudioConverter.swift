@@ -1,0 +1,274 @@
+// AVAudioConverter: converts between PCM formats — sample type, interleaving, channel count and
+// layout, and sample rate — in one streaming object.
+//
+//     let converter = AVAudioConverter(from: fileFormat, to: outputFormat)!
+//     var fed = false
+//     let status = converter.convert(to: output, error: &error) { _, status in
+//         if fed { status.pointee = .endOfStream; return nil }
+//         fed = true
+//         status.pointee = .haveData
+//         return input
+//     }
+//
+// Pipeline (each stage skipped when it has nothing to do):
+//
+//     input buffer ──► Float32 planar ──► channel matrix ──► resampler ──► output format
+//     (any common PCM)   (AudioKernels)    (ChannelMixPlan)   (AudioKernels)  (+ TPDF dither)
+//
+// Without a rate change and without mixing, samples go from the input format to the output format
+// in one kernel call, so Int32 and Float64 keep their full precision. With mixing or resampling
+// the intermediate is Float32 (the resampler's `.max` quality computes in Float64 internally).
+//
+// Pull model: `convert(to:error:withInputFrom:)` fills the output buffer up to its capacity,
+// asking the block for input as needed. Input the block returns beyond what this call needs is
+// kept (by reference) and used by the next call. A block that returns `.haveData` forever still
+// ends each call when the output is full.
+import AudioKernels
+
+/// An object that converts streams of audio between formats.
+open class AVAudioConverter: NSObject {
+    /// The format of the input buffers.
+    public let inputFormat: AVAudioFormat
+    /// The format of the output buffers.
+    public let outputFormat: AVAudioFormat
+
+    /// Which input channel feeds each output channel (negative: silent). Setting it overrides the
+    /// mapping implied by the formats' layouts and `downmix`.
+    open var channelMap: [NSNumber] {
+        didSet { matrix = ChannelMixPlan.matrix(from: inputFormat, to: outputFormat, downmix: downmix, channelMap: channelMap.map(\.intValue)) }
+    }
+    /// When true, channel-count changes mix channels (ITU-R BS.775 coefficients) instead of remapping.
+    open var downmix = false {
+        didSet { matrix = ChannelMixPlan.matrix(from: inputFormat, to: outputFormat, downmix: downmix, channelMap: explicitMap) }
+    }
+    /// When true, float → integer quantisation adds TPDF dither (±1 LSB).
+    open var dither = false
+    /// Codec data for compressed formats (none are supported yet; kept for API compatibility).
+    open var magicCookie: Data?
+    /// Priming behaviour of the sample-rate converter; see `AVAudioConverterPrimeMethod`.
+    open var primeMethod: AVAudioConverterPrimeMethod = .normal
+    /// The sample-rate converter's priming frames (zero without a rate change).
+    open var primeInfo = AVAudioConverterPrimeInfo()
+    /// Sample-rate converter quality, an `AVAudioQuality` raw value (default `.high`).
+    open var sampleRateConverterQuality: Int = AVAudioQuality.high.rawValue
+    /// Sample-rate converter algorithm (`AVSampleRateConverterAlgorithm_Normal` by default).
+    open var sampleRateConverterAlgorithm: String? = AVSampleRateConverterAlgorithm_Normal
+    /// Encoder bit rate (compressed output only; not applicable to PCM).
+    open var bitRate: Int = 0
+    /// Encoder bit-rate strategy (compressed output only).
+    open var bitRateStrategy: String?
+
+    /// The largest output packet, in bytes: one frame of the output format for PCM.
+    open var maximumOutputPacketSize: Int { Int(outputFormat.streamDescription.pointee.mBytesPerPacket) }
+
+    /// Encoder properties: nil for PCM output, as on Apple platforms.
+    open var applicableEncodeBitRates: [NSNumber]? { nil }
+    open var availableEncodeBitRates: [NSNumber]? { nil }
+    open var applicableEncodeSampleRates: [NSNumber]? { nil }
+    open var availableEncodeSampleRates: [NSNumber]? { nil }
+    open var availableEncodeChannelLayoutTags: [NSNumber]? { nil }
+
+    // MARK: State
+
+    private var matrix: ChannelMatrix
+    private var explicitMap: [Int]? { channelMap.isEmpty ? nil : channelMap.map(\.intValue) }
+    private var ditherState = TPDFDither()
+    /// Input returned by the block and not yet consumed.
+    private var heldInput: AVAudioPCMBuffer?
+    private var heldOffset = 0
+    private var endOfStreamSeen = false
+    private var finished = false
+    /// Scratch: input as Float32 planar, and after channel mixing.
+    private lazy var inputScratch = PlanarFloatBuffer(channels: Int(inputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
+    private lazy var mixScratch = PlanarFloatBuffer(channels: Int(outputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
+
+    /// Frames per internal conversion step: 4096 frames keep each stage's scratch in L1/L2.
+    static let chunkFrames = 4096
+
+    /// Creates a converter, or returns nil when either format is not PCM (compressed formats
+    /// arrive with the codec work) or the formats cannot be converted.
+    public init?(from fromFormat: AVAudioFormat, to toFormat: AVAudioFormat) {
+        guard fromFormat.isPCM, toFormat.isPCM,
+              fromFormat.processingSampleType != nil, toFormat.processingSampleType != nil,
+              fromFormat.sampleRate == toFormat.sampleRate else { return nil }
+        inputFormat = fromFormat
+        outputFormat = toFormat
+        channelMap = []
+        matrix = ChannelMixPlan.matrix(from: fromFormat, to: toFormat, downmix: false, channelMap: nil)
+        super.init()
+    }
+
+    /// Forgets buffered input and the end-of-stream state, so the converter can start a new stream.
+    open func reset() {
+        heldInput = nil
+        heldOffset = 0
+        endOfStreamSeen = false
+        finished = false
+        ditherState = TPDFDither()
+    }
+
+    private var ditherActive: Bool {
+        dither && inputFormat.processingSampleType.map(isFloat) == true && outputFormat.processingSampleType.map(isFloat) == false
+    }
+
+    private func isFloat(_ t: ProcessingSampleType) -> Bool { t == .float32 || t == .float64 }
+
+    // MARK: Simple conversion
+
+    /// Converts a whole buffer with no sample-rate change: `outputBuffer.frameLength` becomes
+    /// `inputBuffer.frameLength`. Throws when the formats do not match the converter's, when the
+    /// output is too small, or when the converter changes the sample rate.
+    open func convert(to outputBuffer: AVAudioPCMBuffer, from inputBuffer: AVAudioPCMBuffer) throws {
+        guard inputFormat.sampleRate == outputFormat.sampleRate else {
+            throw converterError(kAudioConverterErr_OperationNotSupported,
+                                 "convert(to:from:) cannot change the sample rate (\(inputFormat.sampleRate) Hz → \(outputFormat.sampleRate) Hz); use convert(to:error:withInputFrom:)")
+        }
+        try checkInput(inputBuffer)
+        try checkOutput(outputBuffer)
+        let frames = Int(inputBuffer.frameLength)
+        guard outputBuffer.frameCapacity >= inputBuffer.frameLength else {
+            throw converterError(kAudioConverterErr_InvalidOutputSize,
+                                 "the output buffer holds \(outputBuffer.frameCapacity) frames but the input has \(frames)")
+        }
+        var done = 0
+        while done < frames {
+            let n = min(AVAudioConverter.chunkFrames, frames - done)
+            convertChunk(from: inputBuffer, at: done, frames: n, to: outputBuffer, at: done)
+            done += n
+        }
+        outputBuffer.frameLength = AVAudioFrameCount(frames)
+    }
+
+    /// Converts `frames` frames without rate change: directly, or through Float32 and the matrix.
+    private func convertChunk(from input: AVAudioPCMBuffer, at inFrame: Int, frames: Int, to output: AVAudioPCMBuffer, at outFrame: Int) {
+        if matrix.isIdentity {
+            if ditherActive {
+                SampleConversion.convert(frameCount: frames, from: input.processingBufferPointer, atFrame: inFrame,
+                                         to: output.processingBufferPointer, atFrame: outFrame, dither: &ditherState)
+            } else {
+                SampleConversion.convert(frameCount: frames, from: input.processingBufferPointer, atFrame: inFrame,
+                                         to: output.processingBufferPointer, atFrame: outFrame)
+            }
+            return
+        }
+        SampleConversion.convert(frameCount: frames, from: input.processingBufferPointer, atFrame: inFrame,
+                                 to: inputScratch.processing, atFrame: 0)
+        matrix.apply(frames: frames, input: inputScratch.readPointers, output: mixScratch.readPointers)
+        writeOutput(from: mixScratch, frames: frames, to: output, at: outFrame)
+    }
+
+    private func writeOutput(from scratch: PlanarFloatBuffer, frames: Int, to output: AVAudioPCMBuffer, at outFrame: Int) {
+        if dither && outputFormat.processingSampleType.map(isFloat) == false {
+            SampleConversion.convert(frameCount: frames, from: scratch.processing, atFrame: 0,
+                                     to: output.processingBufferPointer, atFrame: outFrame, dither: &ditherState)
+        } else {
+            SampleConversion.convert(frameCount: frames, from: scratch.processing, atFrame: 0,
+                                     to: output.processingBufferPointer, atFrame: outFrame)
+        }
+    }
+
+    // MARK: Streaming conversion
+
+    /// Fills `outputBuffer` (up to its capacity), pulling input from `inputBlock` as needed.
+    ///
+    /// Returns `.haveData` when the output holds frames and more may follow, `.inputRanDry`
+    /// when the block reported `.noDataNow`, `.endOfStream` once every frame of a finished stream
+    /// has been delivered (the output then holds none; the previous call returned the last ones),
+    /// and `.error` (with `outError` set) when the block returns a buffer in the wrong format or
+    /// the output buffer does not match. After `.endOfStream` the block is not called again
+    /// until `reset()`.
+    open func convert(to outputBuffer: AVAudioBuffer, error outError: NSErrorPointer,
+                      withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
+        guard let output = outputBuffer as? AVAudioPCMBuffer else {
+            outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the output buffer must be an AVAudioPCMBuffer (compressed output is not supported yet)")
+            return .error
+        }
+        do { try checkOutput(output) } catch {
+            outError?.pointee = error as NSError
+            return .error
+        }
+        output.frameLength = 0
+        let capacity = Int(output.frameCapacity)
+        var produced = 0
+        while produced < capacity {
+            if let held = heldInput, heldOffset < Int(held.frameLength) {
+                let n = min(Int(held.frameLength) - heldOffset, capacity - produced, AVAudioConverter.chunkFrames)
+                convertChunk(from: held, at: heldOffset, frames: n, to: output, at: produced)
+                heldOffset += n
+                produced += n
+                continue
+            }
+            heldInput = nil
+            heldOffset = 0
+            if endOfStreamSeen {
+                output.frameLength = AVAudioFrameCount(produced)
+                return produced > 0 ? .haveData : .endOfStream
+            }
+            var status = AVAudioConverterInputStatus.haveData
+            let buffer = inputBlock(AVAudioPacketCount(capacity - produced), &status)
+            switch status {
+            case .haveData:
+                guard let buffer else {
+                    // No buffer with .haveData: nothing to convert now (treated as .noDataNow so a
+                    // misbehaving block cannot spin this loop forever).
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .inputRanDry
+                }
+                guard let pcm = buffer as? AVAudioPCMBuffer else {
+                    outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the input block returned a compressed buffer; the input format is \(inputFormat)")
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .error
+                }
+                do { try checkInput(pcm) } catch {
+                    outError?.pointee = error as NSError
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .error
+                }
+                if pcm.frameLength == 0 {
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .inputRanDry
+                }
+                heldInput = pcm
+                heldOffset = 0
+            case .noDataNow:
+                output.frameLength = AVAudioFrameCount(produced)
+                return .inputRanDry
+            case .endOfStream:
+                endOfStreamSeen = true
+                // A buffer returned along with .endOfStream still counts as input.
+                if let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0, (try? checkInput(pcm)) != nil {
+                    heldInput = pcm
+                    heldOffset = 0
+                }
+            }
+        }
+        output.frameLength = AVAudioFrameCount(produced)
+        return .haveData
+    }
+
+    // MARK: Checks and errors
+
+    private func checkInput(_ buffer: AVAudioPCMBuffer) throws {
+        let f = buffer.format
+        guard f.commonFormat == inputFormat.commonFormat, f.isInterleaved == inputFormat.isInterleaved,
+              f.channelCount == inputFormat.channelCount else {
+            throw converterError(kAudioConverterErr_FormatNotSupported, "input buffer in \(f) does not match the converter's input format \(inputFormat)")
+        }
+    }
+
+    private func checkOutput(_ buffer: AVAudioPCMBuffer) throws {
+        let f = buffer.format
+        guard f.commonFormat == outputFormat.commonFormat, f.isInterleaved == outputFormat.isInterleaved,
+              f.channelCount == outputFormat.channelCount else {
+            throw converterError(kAudioConverterErr_FormatNotSupported, "output buffer in \(f) does not match the converter's output format \(outputFormat)")
+        }
+    }
+
+    private func converterError(_ code: OSStatus, _ message: String) -> NSError {
+        NSError(domain: NSOSStatusErrorDomain, code: Int(code), userInfo: [NSLocalizedDescriptionKey: "AVAudioConverter: " + message])
+    }
+
+    open override var description: String {
+        "<AVAudioConverter: \(inputFormat) → \(outputFormat)>"
+    }
+}
