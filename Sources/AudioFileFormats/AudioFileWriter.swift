@@ -99,6 +99,26 @@ public final class AudioFileWriter {
         try writeHeader(final: false)
     }
 
+    /// Writes `frames` frames at frame `frame` (0 ... framesWritten): frames already in the file are
+    /// overwritten, and any that pass the end are appended (updating the header as `write` does).
+    public func write(frames: Int, from buffer: UnsafeRawPointer, atFrame frame: Int64) throws {
+        guard !closed else {
+            throw AudioFileFormatError(code: Code.notOpen, message: "cannot write to \(quoted(path)): the file has been closed")
+        }
+        guard frame >= 0, frame <= framesWritten, frames >= 0 else {
+            throw AudioFileFormatError(code: Code.position, message:
+                "cannot write \(frames) frames at frame \(frame) of \(quoted(path)): the position must lie within the \(framesWritten) frames written")
+        }
+        let overlap = Int(min(Int64(frames), framesWritten - frame))
+        if overlap > 0 {
+            let result = file.write(buffer, count: overlap * bytesPerFrame, at: dataOffset + frame * Int64(bytesPerFrame))
+            if result.errno != 0 { throw file.writeError(result.errno) }
+        }
+        if frames > overlap {
+            try write(frames: frames - overlap, from: buffer + overlap * bytesPerFrame)
+        }
+    }
+
     /// Flushes the file's data and header to the storage device (fsync). `write` alone already
     /// survives the process being killed; this also survives a power cut.
     public func synchronize() throws {

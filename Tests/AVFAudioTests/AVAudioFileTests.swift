@@ -136,6 +136,32 @@ func tolerance(bits: Int, float: Bool) -> Float {
         #expect(buffer.floatChannelData![0][4] == signal[0][14])
     }
 
+    /// Seeking back while writing overwrites frames; writing past the end extends the file.
+    @Test(arguments: ["wav", "caf", "aif"])
+    func overwriteWhileWriting(ext: String) throws {
+        let url = temporaryURL("overwrite.\(ext)")
+        let a = makeSignal(frames: 100, channels: 2)
+        let b = a.map { $0.map { -$0 } }
+        do {
+            let file = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000,
+                                                                    AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true])
+            try file.write(from: standardBuffer(a))
+            file.framePosition = 60
+            #expect(file.framePosition == 60)
+            try file.write(from: standardBuffer(b))          // frames 60..<160: 40 overwritten, 60 appended
+            #expect(file.length == 160 && file.framePosition == 160)
+            file.framePosition = 10_000
+            #expect(file.framePosition == 160)
+        }
+        let file = try AVAudioFile(forReading: url)
+        #expect(file.length == 160)
+        let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 160)!
+        try file.read(into: buffer)
+        #expect(buffer.floatChannelData![0][59] == a[0][59])
+        #expect(buffer.floatChannelData![0][60] == b[0][0])
+        #expect(buffer.floatChannelData![1][159] == b[1][99])
+    }
+
     /// G.711 files read back within the quantisation step of the law (about 1/16 of the value
     /// for large samples, and one 14-bit step near zero).
     @Test(arguments: [("wav", kAudioFormatULaw), ("aifc", kAudioFormatALaw), ("caf", kAudioFormatULaw), ("caf", kAudioFormatALaw)])

@@ -161,7 +161,8 @@ extension AVAudioFile {
         case .au: bigEndian = true
         case .aifc, .caf: break
         }
-        if container == .aifc && encoding.bytesPerSample == 1 { bigEndian = true }
+        // AIFF-C stores floats big-endian only ('fl32'/'fl64'), and 8-bit data has no byte order.
+        if container == .aifc && (encoding.bytesPerSample == 1 || encoding.isFloat) { bigEndian = true }
         let validBits = encoding.isLinearPCM && !encoding.isFloat ? Int(d.mBitsPerChannel) : encoding.bytesPerSample * 8
         var description = AudioDataDescription(sampleRate: d.mSampleRate, channelCount: Int(d.mChannelsPerFrame), encoding: encoding,
                                                bigEndian: bigEndian, validBitsPerSample: validBits)

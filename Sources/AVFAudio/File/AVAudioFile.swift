@@ -124,11 +124,12 @@ open class AVAudioFile: NSObject {
         return 0
     }
 
-    /// The position of the next read or write, in frames. Setting it seeks; reading positions
-    /// are clamped to `0...length`.
+    /// The position of the next read or write, in frames. Setting it seeks (clamped to
+    /// `0...length`); a write before the end overwrites frames and extends the file if it runs
+    /// past the end.
     open var framePosition: AVAudioFramePosition {
         get { position }
-        set { position = max(0, reader != nil ? min(newValue, length) : newValue) }
+        set { position = max(0, min(newValue, length)) }
     }
 
     /// Whether the file is open (false after `close()`).
@@ -186,14 +187,14 @@ open class AVAudioFile: NSObject {
         try checkFormat(of: buffer, "write from")
         let total = Int(buffer.frameLength)
         do {
-            guard position == AVAudioFramePosition(writer.framesWritten) else {
+            guard position <= AVAudioFramePosition(writer.framesWritten) else {
                 throw AudioFileFormatError(code: kAudioFilePositionError, message:
-                    "cannot write to '\(url.path)' at frame \(position): writing is supported at the end of the file (frame \(writer.framesWritten)) only")
+                    "cannot write to '\(url.path)' at frame \(position): the file holds \(writer.framesWritten) frames, and writing may start at most at its end")
             }
             var done = 0
             while done < total {
                 let chunk = min(total - done, codec.chunkFrames)
-                try codec.encode(from: buffer, offset: done, frames: chunk, to: writer)
+                try codec.encode(from: buffer, offset: done, frames: chunk, to: writer, atFrame: position + AVAudioFramePosition(done))
                 done += chunk
             }
         } catch let error as AudioFileFormatError {

@@ -67,15 +67,15 @@ final class FileSampleCodec {
     }
 
     /// Writes `frames` (≤ chunkFrames) frames of `buffer` from frame `offset`.
-    func encode(from buffer: AVAudioPCMBuffer, offset: Int, frames: Int, to writer: AudioFileWriter) throws {
+    func encode(from buffer: AVAudioPCMBuffer, offset: Int, frames: Int, to writer: AudioFileWriter, atFrame frame: Int64) throws {
         if direct {
-            try writer.write(frames: frames, from: buffer.rawBufferPointers[0] + offset * buffer.bytesPerFrameInEachBuffer)
+            try writer.write(frames: frames, from: buffer.rawBufferPointers[0] + offset * buffer.bytesPerFrameInEachBuffer, atFrame: frame)
             return
         }
         let staging = stagingBuffer()
         SampleConversion.encode(frameCount: frames, from: buffer.processingBufferPointer, atFrame: offset,
                                 to: staging, encoding: encoding, bigEndian: bigEndian)
-        try writer.write(frames: frames, from: staging)
+        try writer.write(frames: frames, from: staging, atFrame: frame)
     }
 }
 
