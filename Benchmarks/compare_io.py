@@ -2,7 +2,7 @@
 """File I/O: OpenAVFAudio (AVAudioFile) side by side with libsndfile and JUCE, in ONE run.
 
     python3 Benchmarks/compare_io.py [--seconds 600] [--runs 3] [--warmup 1] [--dir /tmp/avaudio-bench/compare]
-                                     [--only wav16,wav24,...] [--no-build]
+                                     [--only wav16,wav24,...] [--no-build] [--profile]
 
 What it does
   1. builds the release `avaudio-bench` (swift build -c release --scratch-path .build-bench), unless
@@ -15,7 +15,8 @@ What it does
      peers' RESULTS.md, "Timing noise"); ratios from one run are what to compare;
   4. checks quality: our decode against libsndfile's decode of the same file (max abs diff), and
      our encode read back by libsndfile against the source (max abs diff, in LSBs);
-  5. prints a Markdown table and writes it to Benchmarks/results/io-latest.md (+ .json).
+  5. prints a Markdown table and writes it to Benchmarks/results/io-latest.md (+ .json);
+     with --profile, adds a table of where our decode/encode time goes (avaudio-bench io-profile).
 
 How each contender is timed (wall clock, median of --runs)
   ours        decode: AVAudioFile(forReading:) + AVAudioPCMBuffer(frameCapacity: length) + read(into:),
@@ -238,21 +239,31 @@ def run(args):
     try:
         sources = make_inputs(ours, d, args.seconds, keys)
         seconds = args.seconds
+        os.sync()  # no writeback of freshly written inputs during the timings
         # ------------------------------------------------------------ decode
         for k in keys:
             label = FORMATS[k][0]
             p = d / f"in_{k}.{FORMATS[k][1]}"
             contenders = {"ours": lambda: ours("decode", p), "ours prealloc": lambda: ours("decode-prealloc", p)}
+            if k == "wavf32":  # libsndfile returns interleaved frames: the same work for us is an interleaved buffer
+                contenders["ours interleaved"] = lambda: ours("decode-interleaved", p)
             if sf is not None:
                 contenders["libsndfile"] = lambda: dec_soundfile(p)
             if PBAudioFile is not None and k != "caf16":  # JUCE reads CAF only on Apple platforms
                 contenders["JUCE"] = lambda: dec_pedalboard(p)
+            os.sync()
             walls = timing_rounds(contenders, args)
             ours("release", )
             quality = decode_quality(ours, p, d, k)
             rows.append(make_row(f"Decode {label} {minutes(seconds)}", "decode", k, walls, seconds, quality))
             raw[rows[-1]["workload"]] = walls
             log(row_line(rows[-1]))
+            if "ours interleaved" in walls:
+                same = {"ours": walls["ours interleaved"], **{n: walls[n] for n in ("libsndfile",) if n in walls}}
+                q2 = {n: v for n, v in quality.items() if n != "juce_vs_libsndfile"}
+                rows.append(make_row(f"Decode {label} {minutes(seconds)}, interleaved Float32 buffer (libsndfile's layout)",
+                                     "decode", k, same, seconds, q2))
+                log(row_line(rows[-1]))
         # ------------------------------------------------------------ encode
         current_rate = None
         for k in sorted(keys, key=lambda k: -FORMATS[k][7]):
@@ -269,6 +280,7 @@ def run(args):
                 contenders["libsndfile"] = lambda: enc_soundfile(x, outs["libsndfile"], k)
             if PBAudioFile is not None and k != "caf16":
                 contenders["JUCE"] = lambda: enc_pedalboard(x_planar, outs["JUCE"], k)
+            os.sync()
             walls = timing_rounds(contenders, args)
             del x_planar
             quality = encode_quality(x, outs, k, contenders)
@@ -280,8 +292,46 @@ def run(args):
                     p.unlink()
     finally:
         ours.close()
+    profile = run_profile(binary, d, keys, args) if args.profile else None
     elapsed = time.perf_counter() - t_start
-    write_report(rows, raw, args, elapsed)
+    write_report(rows, raw, args, elapsed, profile)
+
+
+PROFILE_ROWS = [  # (io-profile workload suffix, label in the report)
+    ("decode: full (open+alloc+read)", "decode as benchmarked: open + AVAudioPCMBuffer alloc + read(into:)"),
+    ("decode: buffer alloc (memset)", "  AVAudioPCMBuffer(pcmFormat:frameCapacity:) alone (posix_memalign + memset, 4 KiB faults)"),
+    ("decode: read(into:) prealloc", "  read(into:) a touched buffer (pread + kernel + overhead)"),
+    ("decode: pread 256 KiB chunks", "    pread of the data, 256 KiB at a time"),
+    ("decode: kernel (L2 staging → buffer)", "    SampleConversion.decode, L2 staging → buffer"),
+    ("decode: alloc+memset THP", "what-if: alloc with MADV_HUGEPAGE + memset"),
+    ("decode: read(into:) THP + memset", "what-if: decode with buffer = MADV_HUGEPAGE + memset (zero-fill kept)"),
+    ("decode: read(into:) untouched THP", "what-if: decode with buffer = MADV_HUGEPAGE, no memset (kernel-zeroed mmap)"),
+    ("decode: read(into:) mmap THP", "what-if: decode with buffer = anonymous mmap + MADV_HUGEPAGE (kernel-zeroed)"),
+    ("decode: read(into:) mmap THP + POPULATE_WRITE", "what-if: the same, prefaulted with MADV_POPULATE_WRITE"),
+    ("decode: read(into:) untouched, no memset", "what-if: decode with buffer = 4 KiB pages, no memset"),
+    ("decode: interleaved read(into:) mmap THP", "what-if: mmap THP buffer, interleaved Float32 (libsndfile's layout)"),
+    ("encode: full (create+write+close)", "encode as benchmarked: create + write(from:) + close"),
+    ("encode: kernel (buffer → L2 staging)", "  SampleConversion.encode, buffer → L2 staging"),
+    ("encode: create+pwrite 256 KiB chunks+close", "  create + pwrite of the data, 256 KiB at a time + close"),
+    ("encode: + 1 header pwrite per chunk", "  the same + one header pwrite per chunk (what AudioFileWriter does)"),
+]
+
+
+def run_profile(binary: Path, d: Path, keys: list[str], args) -> dict:
+    """ms per piece of one decode / encode, from `avaudio-bench io-profile` on the same input files."""
+    out = {}
+    for k in keys:
+        p = d / f"in_{k}.{FORMATS[k][1]}"
+        log(f"profiling {k} ...")
+        r = subprocess.run([str(binary), "io-profile", "--only", k, "--input", str(p), "--dir", str(d), "--json",
+                            "--runs", str(max(3, args.runs)), "--warmup", "1"], capture_output=True, text=True)
+        if r.returncode != 0:
+            log(f"io-profile {k} failed: {r.stderr[-1000:]}")
+            continue
+        for line in r.stdout.splitlines():
+            rec = json.loads(line)
+            out.setdefault(k, {})[rec["workload"].split(" ", 1)[1]] = rec["median_s"] * 1000
+    return out
 
 
 def timing_rounds(contenders: dict, args) -> dict:
@@ -403,7 +453,7 @@ def machine():
             "date_utc": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
 
 
-def write_report(rows, raw, args, elapsed):
+def write_report(rows, raw, args, elapsed, profile=None):
     m = machine()
     lines = [
         "# File I/O: OpenAVFAudio vs libsndfile vs JUCE",
@@ -436,6 +486,18 @@ def write_report(rows, raw, args, elapsed):
         "int by 2^(bits-1) − 1 on write, hence its 1 LSB).",
         "",
     ]
+    if profile:
+        ks = [k for k in FORMATS if k in profile]
+        lines += [
+            "## Where the time goes (ours, ms per whole file; `avaudio-bench io-profile`, median, run separately after the table)",
+            "",
+            "| piece | " + " | ".join(FORMATS[k][0] for k in ks) + " |",
+            "|---|" + "---|" * len(ks),
+        ]
+        for key, label in PROFILE_ROWS:
+            cells = [f"{profile[k][key]:.1f}" if key in profile[k] else "-" for k in ks]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("")
     text = "\n".join(lines)
     print(text)
     RESULTS.mkdir(parents=True, exist_ok=True)
@@ -453,6 +515,7 @@ def main():
     ap.add_argument("--dir", default="/tmp/avaudio-bench/compare", help="where inputs and outputs live")
     ap.add_argument("--only", default="", help="comma-separated subset of " + ",".join(FORMATS))
     ap.add_argument("--no-build", action="store_true", help="use the existing release binary")
+    ap.add_argument("--profile", action="store_true", help="also time the pieces of our decode/encode (io-profile)")
     args = ap.parse_args()
     if args.runs < 1 or args.warmup < 0:
         sys.exit("--runs must be >= 1 and --warmup >= 0")

@@ -74,9 +74,12 @@ enum IOWork {
         file.close()
     }
 
-    /// Opens `path`, allocates a standard buffer for the whole file, reads it all.
-    static func decode(_ path: String) throws -> AVAudioPCMBuffer {
-        let file = try AVAudioFile(forReading: url(path))
+    /// Opens `path`, allocates a buffer for the whole file (standard deinterleaved Float32, or
+    /// interleaved Float32 – libsndfile's layout – with `interleaved`), reads it all.
+    static func decode(_ path: String, interleaved: Bool = false) throws -> AVAudioPCMBuffer {
+        let file = interleaved
+            ? try AVAudioFile(forReading: url(path), commonFormat: .pcmFormatFloat32, interleaved: true)
+            : try AVAudioFile(forReading: url(path))
         guard let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length)) else {
             throw BenchError("cannot allocate a buffer of \(file.length) frames for \(path)")
         }
@@ -238,6 +241,7 @@ enum IOSuite {
 ///     generate OUT.f32 SECONDS RATE  write Material as raw planar float32 (channel 0, then 1)
 ///     source FILE                    decode FILE (untimed) as the encode source
 ///     decode FILE                    one timed decode, buffer allocated inside the timed region
+///     decode-interleaved FILE        `decode` into an interleaved Float32 buffer (libsndfile's layout)
 ///     decode-prealloc FILE           one timed decode into a buffer allocated beforehand
 ///     encode FILE FORMATKEY          one timed encode of the source (wav16, wav24, wavf32, caf16, aiff16)
 ///     dump FILE OUT.f32              decode FILE and write it as raw planar float32
@@ -288,11 +292,12 @@ final class IOServer {
             let s = try IOWork.decode(a[0])
             source = s
             return .object([("ok", .bool(true)), ("frames", .int(Int(s.frameLength))), ("rate", .number(s.format.sampleRate))])
-        case "decode":
+        case "decode", "decode-interleaved":
             try need(1)
             lastDecoded = nil       // released outside the timed region
             var kept: AVAudioPCMBuffer?
-            let sample = try timeOnce { kept = try IOWork.decode(a[0]) }
+            let interleaved = command == "decode-interleaved"
+            let sample = try timeOnce { kept = try IOWork.decode(a[0], interleaved: interleaved) }
             lastDecoded = kept
             return timed(sample, [("frames", .int(Int(kept!.frameLength)))])
         case "decode-prealloc":

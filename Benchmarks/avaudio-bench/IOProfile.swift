@@ -14,6 +14,11 @@
 //   read untouched  read(into:) a fresh buffer made with bufferListNoCopy from posix_memalign,
 //                   no memset: page faults happen inside the kernel (what dropping memset gives)
 //   read THP        the same with madvise(MADV_HUGEPAGE) (what huge pages give)
+//   read THP+memset the same, memset (prefaulted) before the read: huge pages, zero-fill kept
+//   read mmap THP   anonymous mmap + MADV_HUGEPAGE (kernel-zeroed, no memset), then read
+//   ... + POPULATE  the same, prefaulted with madvise(MADV_POPULATE_WRITE) (no user-space memset)
+//   interleaved     read(into:) an interleaved Float32 buffer (libsndfile's layout; for float files
+//                   this is AVAudioFile's direct path: pread straight into the buffer)
 //   decode          the benchmarked workload: open + alloc (memset) + read
 // Encode pieces:
 //   kernel          SampleConversion.encode of every chunk of the source into one staging buffer
@@ -104,11 +109,27 @@ enum IOProfile {
             }
         })
         add("decode: read(into:) prealloc", try measure(warmup: w, runs: n) { try IOWork.decode(path, into: touched) })
-        add("decode: read(into:) untouched, no memset", try measureKeeping(warmup: w, runs: n) { () -> (RawBlock, AVAudioPCMBuffer) in
-            try readIntoFresh(path, processing, frames, hugePages: false)
+        let bytes = bufferBytes
+        add("decode: read(into:) untouched, no memset", try measureKeeping(warmup: w, runs: n) {
+            try readIntoFresh(path, processing, frames) { RawBlock(bytes: bytes, hugePages: false, touch: false) }
         }.samples)
-        add("decode: read(into:) untouched THP", try measureKeeping(warmup: w, runs: n) { () -> (RawBlock, AVAudioPCMBuffer) in
-            try readIntoFresh(path, processing, frames, hugePages: true)
+        add("decode: read(into:) untouched THP", try measureKeeping(warmup: w, runs: n) {
+            try readIntoFresh(path, processing, frames) { RawBlock(bytes: bytes, hugePages: true, touch: false) }
+        }.samples)
+        add("decode: read(into:) THP + memset", try measureKeeping(warmup: w, runs: n) {
+            try readIntoFresh(path, processing, frames) { RawBlock(bytes: bytes, hugePages: true, touch: true) }
+        }.samples)
+        add("decode: read(into:) mmap THP", try measureKeeping(warmup: w, runs: n) {
+            try readIntoFresh(path, processing, frames) { RawBlock(mappedBytes: bytes, hugePages: true, populate: false) }
+        }.samples)
+        var populated = false
+        add("decode: read(into:) mmap THP + POPULATE_WRITE", try measureKeeping(warmup: w, runs: n) { () -> (RawBlock, AVAudioPCMBuffer) in
+            let r = try readIntoFresh(path, processing, frames) { RawBlock(mappedBytes: bytes, hugePages: true, populate: true) }
+            populated = r.0.populated
+            return r
+        }.samples, [("populated", .bool(populated))])
+        add("decode: interleaved read(into:) mmap THP", try measureKeeping(warmup: w, runs: n) {
+            try readIntoFresh(path, processing, frames, interleaved: true) { RawBlock(mappedBytes: bytes, hugePages: true, populate: false) }
         }.samples)
         add("decode: full (open+alloc+read)", try measureKeeping(warmup: w, runs: n) { try IOWork.decode(path) }.samples)
 
@@ -167,28 +188,43 @@ enum IOProfile {
         report(results, json: options.json)
     }
 
-    /// A fresh standard buffer over memory that was never touched (no memset), then read(into:).
-    static func readIntoFresh(_ path: String, _ format: AVAudioFormat, _ frames: Int, hugePages: Bool) throws -> (RawBlock, AVAudioPCMBuffer) {
-        let file = try AVAudioFile(forReading: IOWork.url(path))
+    /// A fresh buffer over memory allocated as `block` says (never memset unless it says so),
+    /// then read(into:): what `AVAudioPCMBuffer` would give with another allocation strategy.
+    static func readIntoFresh(_ path: String, _ format: AVAudioFormat, _ frames: Int, _ block: () -> RawBlock,
+                              interleaved: Bool = false) throws -> (RawBlock, AVAudioPCMBuffer) {
         let channels = Int(format.channelCount)
-        let block = RawBlock(bytes: frames * 4 * channels, hugePages: hugePages, touch: false)
-        let list = AudioBufferList.allocate(maximumBuffers: channels)
-        for c in 0 ..< channels {
-            list[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: UInt32(frames * 4), mData: block.pointer + c * frames * 4)
+        let file = interleaved
+            ? try AVAudioFile(forReading: IOWork.url(path), commonFormat: .pcmFormatFloat32, interleaved: true)
+            : try AVAudioFile(forReading: IOWork.url(path))
+        let memory = block()
+        let buffers = interleaved ? 1 : channels
+        let list = AudioBufferList.allocate(maximumBuffers: buffers)
+        let perBuffer = frames * 4 * (interleaved ? channels : 1)
+        for b in 0 ..< buffers {
+            list[b] = AudioBuffer(mNumberChannels: UInt32(interleaved ? channels : 1), mDataByteSize: UInt32(perBuffer),
+                                  mData: memory.pointer + b * perBuffer)
         }
-        guard let buffer = AVAudioPCMBuffer(pcmFormat: format, bufferListNoCopy: list.unsafePointer, deallocator: { $0.deallocate() }) else {
+        guard let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, bufferListNoCopy: list.unsafePointer,
+                                            deallocator: { $0.deallocate() }) else {
             throw BenchError("bufferListNoCopy refused the list")
         }
         try file.read(into: buffer)
         file.close()
-        return (block, buffer)
+        return (memory, buffer)
     }
 }
 
-/// posix_memalign'd memory, optionally with transparent huge pages and/or touched.
+/// Memory for a what-if buffer: posix_memalign (optionally 2 MiB-aligned with MADV_HUGEPAGE, and
+/// memset), or an anonymous mmap (kernel-zeroed; optionally MADV_HUGEPAGE and prefaulted with
+/// MADV_POPULATE_WRITE, Linux 5.14+).
 final class RawBlock {
+    enum Kind { case malloc, mmap }
     let pointer: UnsafeMutableRawPointer
     let bytes: Int
+    let kind: Kind
+    /// Whether MADV_POPULATE_WRITE worked (false on kernels before 5.14).
+    private(set) var populated = false
+    static let madvPopulateWrite: Int32 = 23
 
     init(bytes: Int, hugePages: Bool, touch: Bool) {
         var p: UnsafeMutableRawPointer?
@@ -196,9 +232,26 @@ final class RawBlock {
         precondition(posix_memalign(&p, alignment, max(bytes, 64)) == 0 && p != nil, "posix_memalign failed")
         pointer = p!
         self.bytes = bytes
+        kind = .malloc
         if hugePages { _ = madvise(pointer, bytes, MADV_HUGEPAGE) }
         if touch { memset(pointer, 0, bytes) }
     }
 
-    deinit { free(pointer) }
+    init(mappedBytes bytes: Int, hugePages: Bool, populate: Bool) {
+        guard let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), p != MAP_FAILED else {
+            fatalError("mmap of \(bytes) bytes failed")
+        }
+        pointer = p
+        self.bytes = bytes
+        kind = .mmap
+        if hugePages { _ = madvise(pointer, bytes, MADV_HUGEPAGE) }
+        if populate { populated = madvise(pointer, bytes, RawBlock.madvPopulateWrite) == 0 }
+    }
+
+    deinit {
+        switch kind {
+        case .malloc: free(pointer)
+        case .mmap: munmap(pointer, bytes)
+        }
+    }
 }

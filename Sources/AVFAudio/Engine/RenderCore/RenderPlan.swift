@@ -1,0 +1,157 @@
+// An immutable, compiled render graph: what the render thread executes each cycle.
+//
+// DESIGN NOTE — threading and plan exchange
+// -----------------------------------------
+// The control side (any client thread, serialised by the engine's lock) owns the graph: nodes,
+// connections, formats, taps. Every change compiles a new RenderPlan — nodes in topological order
+// (sources first), one preallocated RenderBuffer per output bus (so fan-out renders once per
+// cycle), taps, and rate domains — and publishes it through `PlanExchange`:
+//
+//   control:  pending.exchange(newPlan)  ──►  render thread, at the start of a cycle:
+//                                               p = pending.exchange(nil)
+//                                               if p: retired.push(current); current = p
+//   control:  drains `retired`, releasing old plans (and, through them, detached renderers)
+//
+// The render thread never retains or releases a plan (it holds it `Unmanaged`), never frees
+// memory, and never waits: a change takes effect at the next cycle boundary, glitch-free. At most
+// one plan is retired per cycle and the control side drains the queue at every publish, so the
+// bounded queue cannot fill.
+//
+// Rate domains: a mixer input whose sample rate differs from the mixer's output starts a new
+// domain. At the start of each cycle the plan asks the mixer how many input frames it needs for
+// the frames it must produce (`inputFrames(forOutputFrames:bus:)`), and every node upstream of
+// that input renders that many frames. As on Apple platforms, split paths must stay in one rate
+// domain until they meet at a mixer.
+import Synchronization
+
+final class RenderPlan {
+    struct Step {
+        unowned(unsafe) let renderer: NodeRenderer
+        unowned(unsafe) let node: AVAudioNode
+        let inputs: UnsafeMutableBufferPointer<RenderBuffer?>
+        let outputs: UnsafeMutableBufferPointer<RenderBuffer>
+        /// Taps on this node's outputs, with the output index they read.
+        let taps: [(bus: Int, tap: TapRenderer)]
+        let domain: Int
+        let state: AnyObject?
+    }
+
+    struct Domain {
+        let parent: Int
+        unowned(unsafe) let owner: NodeRenderer
+        let bus: Int
+        let state: AnyObject?
+    }
+
+    let steps: [Step]
+    let domains: [Domain]
+    /// The buffer feeding the output node (nil: the output node is not connected).
+    let outputSource: RenderBuffer?
+    let maximumFrames: Int
+    /// Everything the plan points at unmanaged, kept alive for the plan's lifetime.
+    private let retainedNodes: [AVAudioNode]
+    private let retainedRenderers: [NodeRenderer]
+    private let retainedBuffers: [RenderBuffer]
+    private let domainFrames: UnsafeMutablePointer<Int>
+    private let domainTimes: UnsafeMutablePointer<Int64>
+
+    init(steps: [Step], domains: [Domain], outputSource: RenderBuffer?, maximumFrames: Int,
+         nodes: [AVAudioNode], buffers: [RenderBuffer]) {
+        self.steps = steps
+        self.domains = domains
+        self.outputSource = outputSource
+        self.maximumFrames = maximumFrames
+        retainedNodes = nodes
+        retainedRenderers = nodes.map(\.renderer)
+        retainedBuffers = buffers
+        domainFrames = .allocate(capacity: max(1, domains.count))
+        domainFrames.initialize(repeating: 0, count: max(1, domains.count))
+        domainTimes = .allocate(capacity: max(1, domains.count))
+        domainTimes.initialize(repeating: 0, count: max(1, domains.count))
+    }
+
+    deinit {
+        for step in steps {
+            step.inputs.deinitialize()
+            step.inputs.deallocate()
+            step.outputs.deinitialize()
+            step.outputs.deallocate()
+        }
+        domainFrames.deallocate()
+        domainTimes.deallocate()
+    }
+
+    /// Render thread: renders one cycle of `frames` frames (≤ maximumFrames) at the output rate.
+    /// Returns whether some input node reported missing input.
+    func render(frames: Int, sampleTime: Int64, hostTime: UInt64, outputRate: Double,
+                isOffline: Bool, events: RenderEventQueue) -> Bool {
+        domainFrames[0] = frames
+        domainTimes[0] = sampleTime
+        for d in 1..<max(1, domains.count) {
+            let info = domains[d]
+            domainFrames[d] = info.owner.inputFrames(forOutputFrames: domainFrames[info.parent], bus: info.bus, state: info.state)
+            domainTimes[d] = info.owner.inputSampleTime(bus: info.bus, state: info.state)
+        }
+        var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
+                                isOffline: isOffline, events: events)
+        for step in steps {
+            cycle.frames = domainFrames[step.domain]
+            cycle.sampleTime = domainTimes[step.domain]
+            step.renderer.render(&cycle, inputs: UnsafeBufferPointer(step.inputs), outputs: UnsafeBufferPointer(step.outputs), state: step.state)
+            step.node.lastSampleTime.store(cycle.sampleTime, ordering: .relaxed)
+            step.node.lastHostTime.store(hostTime, ordering: .relaxed)
+            for (bus, tap) in step.taps {
+                tap.capture(step.outputs[bus], frames: cycle.frames, cycle: cycle, events: events)
+            }
+        }
+        return cycle.inputWasInsufficient
+    }
+
+    /// Control side, after the plan stopped rendering for good: reset renderer state if asked.
+    var renderers: [NodeRenderer] { retainedRenderers }
+}
+
+/// Hands compiled plans to the render thread and takes retired ones back (see the design note).
+final class PlanExchange {
+    private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
+    private let retired = SPSCQueue<Unmanaged<RenderPlan>>(capacity: 64)
+    /// Render-thread-owned.
+    private var current: Unmanaged<RenderPlan>?
+
+    /// Control side: make `plan` the plan of the next cycle.
+    func publish(_ plan: RenderPlan?) {
+        collectRetired()
+        let raw = plan.map { Unmanaged.passRetained($0).toOpaque() }
+        if let stale = pending.exchange(raw, ordering: .acquiringAndReleasing) {
+            Unmanaged<RenderPlan>.fromOpaque(stale).release()
+        }
+    }
+
+    /// Control side: release plans the render thread has let go of.
+    func collectRetired() {
+        while let plan = retired.pop() { plan.release() }
+    }
+
+    /// Render thread: the plan for this cycle (switching to a pending one at the boundary).
+    @inline(__always)
+    func planForCycle() -> RenderPlan? {
+        if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
+            if let old = current { retired.push(old) }
+            current = Unmanaged<RenderPlan>.fromOpaque(raw)
+        }
+        return current?.takeUnretainedValue()
+    }
+
+    /// Control side, with the render thread stopped: drop every plan.
+    func clear() {
+        collectRetired()
+        if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
+            Unmanaged<RenderPlan>.fromOpaque(raw).release()
+        }
+        current?.release()
+        current = nil
+    }
+
+    /// Control side, render thread stopped: the plan in use (for reading its renderers).
+    var currentPlan: RenderPlan? { current?.takeUnretainedValue() }
+}

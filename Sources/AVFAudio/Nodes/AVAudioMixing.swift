@@ -1,0 +1,187 @@
+// Mixing parameters a source node carries to the mixers it feeds (AVAudioMixing.h).
+//
+// A source node's `volume` and `pan` apply to every mixer input it is connected to; a
+// per-connection override (`destination(forMixer:bus:)`) replaces them for that one mixer input,
+// as the WWDC 2015 "splitting" slides describe. The 3D properties are stored for the environment
+// node (a later issue); stereo mixers ignore them.
+
+/// The 3D rendering algorithms an environment node can use for a source.
+public enum AVAudio3DMixingRenderingAlgorithm: Int, Sendable {
+    case equalPowerPanning = 0
+    case sphericalHead = 1
+    case HRTF = 2
+    case soundField = 3
+    case stereoPassThrough = 5
+    case HRTFHQ = 6
+    case auto = 7
+}
+
+/// How an environment node treats a source's channels.
+public enum AVAudio3DMixingSourceMode: Int, Sendable {
+    case spatializeIfMono = 0
+    case bypass = 1
+    case pointSource = 2
+    case ambienceBed = 3
+}
+
+/// How a point source inside the listener's head is rendered.
+public enum AVAudio3DMixingPointSourceInHeadMode: Int, Sendable {
+    case mono = 0
+    case bypass = 1
+}
+
+/// A point in 3D space, in meters.
+public struct AVAudio3DPoint: Sendable, Equatable {
+    public var x: Float
+    public var y: Float
+    public var z: Float
+    public init() { x = 0; y = 0; z = 0 }
+    public init(x: Float, y: Float, z: Float) { self.x = x; self.y = y; self.z = z }
+}
+
+/// Makes a point.
+public func AVAudioMake3DPoint(_ x: Float, _ y: Float, _ z: Float) -> AVAudio3DPoint { AVAudio3DPoint(x: x, y: y, z: z) }
+
+/// Stereo panning of a mixer input.
+public protocol AVAudioStereoMixing: NSObjectProtocol {
+    /// -1 (left) … 1 (right); 0 is centre.
+    var pan: Float { get set }
+}
+
+/// 3D properties of a mixer input (used by the environment node).
+public protocol AVAudio3DMixing: NSObjectProtocol {
+    var renderingAlgorithm: AVAudio3DMixingRenderingAlgorithm { get set }
+    var sourceMode: AVAudio3DMixingSourceMode { get set }
+    var pointSourceInHeadMode: AVAudio3DMixingPointSourceInHeadMode { get set }
+    var rate: Float { get set }
+    var reverbBlend: Float { get set }
+    var obstruction: Float { get set }
+    var occlusion: Float { get set }
+    var position: AVAudio3DPoint { get set }
+}
+
+/// Properties applicable to the input bus of a mixer.
+public protocol AVAudioMixing: AVAudio3DMixing, AVAudioStereoMixing {
+    /// The per-connection settings for this node's connection into `mixer`'s input `bus`, or nil
+    /// when the node is not connected there.
+    func destination(forMixer mixer: AVAudioNode, bus: AVAudioNodeBus) -> AVAudioMixingDestination?
+    /// 0 … 1 gain into the mixer.
+    var volume: Float { get set }
+}
+
+/// The stored values of one set of mixing parameters. `nil` in an override means "inherit".
+final class MixingSettings {
+    var volume: Float?
+    var pan: Float?
+    var renderingAlgorithm: AVAudio3DMixingRenderingAlgorithm = .equalPowerPanning
+    var sourceMode: AVAudio3DMixingSourceMode = .spatializeIfMono
+    var pointSourceInHeadMode: AVAudio3DMixingPointSourceInHeadMode = .mono
+    var rate: Float = 1
+    var reverbBlend: Float = 0
+    var obstruction: Float = 0
+    var occlusion: Float = 0
+    var position = AVAudio3DPoint()
+
+    init(volume: Float? = nil, pan: Float? = nil) {
+        self.volume = volume
+        self.pan = pan
+    }
+}
+
+/// The mixing settings of one connection from a source node into one mixer input.
+open class AVAudioMixingDestination: NSObject, AVAudioMixing {
+    /// The mixer input this destination describes.
+    public let connectionPoint: AVAudioConnectionPoint
+    weak var sourceNode: AVAudioNode?
+    let settings = MixingSettings()
+
+    init(source: AVAudioNode, connectionPoint: AVAudioConnectionPoint) {
+        self.sourceNode = source
+        self.connectionPoint = connectionPoint
+        super.init()
+    }
+
+    private func changed() { sourceNode?.mixingParametersDidChange() }
+
+    open var volume: Float {
+        get { settings.volume ?? sourceNode?.mixing.volume ?? 1 }
+        set { settings.volume = max(0, newValue); changed() }
+    }
+    open var pan: Float {
+        get { settings.pan ?? sourceNode?.mixing.pan ?? 0 }
+        set { settings.pan = min(1, max(-1, newValue)); changed() }
+    }
+    open var renderingAlgorithm: AVAudio3DMixingRenderingAlgorithm {
+        get { settings.renderingAlgorithm } set { settings.renderingAlgorithm = newValue }
+    }
+    open var sourceMode: AVAudio3DMixingSourceMode { get { settings.sourceMode } set { settings.sourceMode = newValue } }
+    open var pointSourceInHeadMode: AVAudio3DMixingPointSourceInHeadMode {
+        get { settings.pointSourceInHeadMode } set { settings.pointSourceInHeadMode = newValue }
+    }
+    open var rate: Float { get { settings.rate } set { settings.rate = min(2, max(0.5, newValue)) } }
+    open var reverbBlend: Float { get { settings.reverbBlend } set { settings.reverbBlend = min(1, max(0, newValue)) } }
+    open var obstruction: Float { get { settings.obstruction } set { settings.obstruction = min(0, max(-100, newValue)) } }
+    open var occlusion: Float { get { settings.occlusion } set { settings.occlusion = min(0, max(-100, newValue)) } }
+    open var position: AVAudio3DPoint { get { settings.position } set { settings.position = newValue } }
+
+    /// A destination has no destinations of its own.
+    open func destination(forMixer mixer: AVAudioNode, bus: AVAudioNodeBus) -> AVAudioMixingDestination? { nil }
+}
+
+// MARK: - The common implementation every AVAudioMixing node shares
+
+extension AVAudioNode {
+    /// Effective volume and pan of this node's connection into `mixer` input `bus`.
+    func effectiveMixing(intoMixer mixer: AVAudioNode, bus: AVAudioNodeBus) -> (volume: Float, pan: Float) {
+        let key = MixingDestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)
+        let override = mixingDestinations[key]?.settings
+        return (override?.volume ?? mixing.volume ?? 1, override?.pan ?? mixing.pan ?? 0)
+    }
+
+    /// The per-connection destination object (created on first request) when connected there.
+    func mixingDestination(forMixer mixer: AVAudioNode, bus: AVAudioNodeBus) -> AVAudioMixingDestination? {
+        guard let engine = _engine, let c = engine.connection(into: mixer, bus: bus), c.source === self else { return nil }
+        let key = MixingDestinationKey(mixer: ObjectIdentifier(mixer), bus: bus)
+        if let d = mixingDestinations[key] { return d }
+        let d = AVAudioMixingDestination(source: self, connectionPoint: AVAudioConnectionPoint(node: mixer, bus: bus))
+        mixingDestinations[key] = d
+        return d
+    }
+
+    /// Pushes this node's current mixing values into every mixer input it feeds.
+    func mixingParametersDidChange() {
+        _engine?.updateMixerInputs(fedBy: self)
+    }
+}
+
+struct MixingDestinationKey: Hashable {
+    let mixer: ObjectIdentifier
+    let bus: AVAudioNodeBus
+}
+
+extension AVAudioMixing where Self: AVAudioNode {
+    public var volume: Float {
+        get { mixing.volume ?? 1 }
+        set { mixing.volume = max(0, newValue); mixingParametersDidChange() }
+    }
+    public var pan: Float {
+        get { mixing.pan ?? 0 }
+        set { mixing.pan = min(1, max(-1, newValue)); mixingParametersDidChange() }
+    }
+    public var renderingAlgorithm: AVAudio3DMixingRenderingAlgorithm {
+        get { mixing.renderingAlgorithm } set { mixing.renderingAlgorithm = newValue }
+    }
+    public var sourceMode: AVAudio3DMixingSourceMode { get { mixing.sourceMode } set { mixing.sourceMode = newValue } }
+    public var pointSourceInHeadMode: AVAudio3DMixingPointSourceInHeadMode {
+        get { mixing.pointSourceInHeadMode } set { mixing.pointSourceInHeadMode = newValue }
+    }
+    public var rate: Float { get { mixing.rate } set { mixing.rate = min(2, max(0.5, newValue)) } }
+    public var reverbBlend: Float { get { mixing.reverbBlend } set { mixing.reverbBlend = min(1, max(0, newValue)) } }
+    public var obstruction: Float { get { mixing.obstruction } set { mixing.obstruction = min(0, max(-100, newValue)) } }
+    public var occlusion: Float { get { mixing.occlusion } set { mixing.occlusion = min(0, max(-100, newValue)) } }
+    public var position: AVAudio3DPoint { get { mixing.position } set { mixing.position = newValue } }
+
+    public func destination(forMixer mixer: AVAudioNode, bus: AVAudioNodeBus) -> AVAudioMixingDestination? {
+        mixingDestination(forMixer: mixer, bus: bus)
+    }
+}

@@ -1,0 +1,436 @@
+// A constant-ratio conversion pipeline in the spirit of libsoxr: the steep filtering happens at
+// twice the lower rate in an `OctaveStage` (fast convolution), and a short `PolyphaseStage`
+// does the fractional part, where the transition band is wide (the signal is oversampled 2x).
+//
+//   upsampling   (out > in):  x --OctaveStage x2--> w (2 in) --Polyphase--> y (out)
+//   downsampling (out < in):  x --Polyphase--> v (2 out) --OctaveStage /2--> y (out)
+//   same rate:                copy
+//
+// Output frame m is the band-limited input at input time t0 + m * in/out (input frames), with
+// t0 set by the priming mode. Streams are cut into blocks at fixed positions, so the output
+// never depends on how the caller chunks the input.
+
+/// Per-quality design constants.
+struct ResamplerDesign {
+    let attenuation: Double      // dB, both stages
+    let passband: Double         // fraction of the lower Nyquist kept flat
+    let useDouble: Bool
+
+    static func of(_ q: ResamplerQuality) -> ResamplerDesign {
+        switch q {
+        case .min: return ResamplerDesign(attenuation: 85, passband: 0.80, useDouble: false)
+        case .low: return ResamplerDesign(attenuation: 105, passband: 0.87, useDouble: false)
+        case .medium: return ResamplerDesign(attenuation: 125, passband: 0.90, useDouble: false)
+        case .high: return ResamplerDesign(attenuation: 145, passband: 0.913, useDouble: false)
+        case .max: return ResamplerDesign(attenuation: 180, passband: 0.913, useDouble: true)
+        }
+    }
+}
+
+/// Exact rational form of out/in when both rates are integers (or integer multiples of a
+/// common unit), reduced.
+func exactRatio(_ a: Double, _ b: Double) -> (num: Int, den: Int)? {
+    // scale by up to 1000 to allow rates like 11025.5
+    for s in [1.0, 10, 100, 1000] {
+        let x = a * s, y = b * s
+        if x == x.rounded(), y == y.rounded(), x < 1e12, y < 1e12, x > 0, y > 0 {
+            let xi = Int(x), yi = Int(y)
+            var g = xi, h = yi
+            while h != 0 { (g, h) = (h, g % h) }
+            return (xi / g, yi / g)
+        }
+    }
+    return nil
+}
+
+nonisolated(unsafe) var tuningTransformSize = 0
+
+final class FixedRatioEngine<T: ResamplerScalar> {
+    enum Topology { case copy, up, down }
+
+    let channels: Int
+    let topology: Topology
+    let inputRate: Double, outputRate: Double
+    /// out/in as an exact fraction, when the rates allow.
+    let ratio: (num: Int, den: Int)?
+    let octave: OctaveStage<T>?
+    let poly: PolyphaseStage<T>?
+    let priming: ResamplerPriming
+    /// Input frames before / after an output's time that it depends on.
+    let leadingFrames: Int
+    let trailingFrames: Int
+    /// Output time origin in input frames (0, leadingFrames or -trailingFrames).
+    let timeOrigin: Int
+    /// Zeros fed into the first stage before the input (so the first outputs have history).
+    let leadZeros: Int
+
+    // scratch (per channel) between stages and for sample-type conversion
+    let scratchFrames = 512
+    let scratch: AlignedBuffer<T>
+    let scratchPointers: AlignedBuffer<UnsafeMutablePointer<T>>
+    let stagePointers: AlignedBuffer<UnsafeMutablePointer<T>>
+    // down: octave-stage output waiting to be delivered
+    let pending: AlignedBuffer<T>
+    let pendingPointers: AlignedBuffer<UnsafeMutablePointer<T>>
+    var pendingStart = 0, pendingEnd = 0
+
+    // stream state
+    var zerosToFeed = 0
+    var consumedTotal = 0
+    var producedTotal = 0
+    var flushing = false
+    var flushTarget = 0
+
+    init(inputRate: Double, outputRate: Double, channels: Int, quality: ResamplerQuality,
+         phase: ResamplerPhase, priming: ResamplerPriming) {
+        precondition(channels >= 1, "SampleRateConverter: channel count \(channels) must be >= 1")
+        precondition(inputRate > 0 && outputRate > 0 && inputRate.isFinite && outputRate.isFinite,
+                     "SampleRateConverter: invalid rates \(inputRate) -> \(outputRate)")
+        self.channels = channels
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        self.priming = priming
+        ratio = exactRatio(outputRate, inputRate)
+        let design = ResamplerDesign.of(quality)
+        scratch = AlignedBuffer(count: channels * 512)
+        scratchPointers = AlignedBuffer(count: channels)
+        stagePointers = AlignedBuffer(count: channels)
+        for c in 0..<channels { scratchPointers.pointer[c] = scratch.pointer + c * 512 }
+
+        if inputRate == outputRate {
+            topology = .copy
+            octave = nil; poly = nil
+            leadingFrames = 0; trailingFrames = 0; timeOrigin = 0; leadZeros = 0
+            pending = AlignedBuffer(count: 1); pendingPointers = AlignedBuffer(count: 1)
+            reset()
+            return
+        }
+        let up = outputRate > inputRate
+        topology = up ? .up : .down
+        let lowRate = min(inputRate, outputRate)
+
+        // ---- steep stage: low-pass at 2 x lowRate, pass band pb/4, stop band 1/4 (cycles/sample)
+        let pb = design.passband
+        let att = design.attenuation
+        var n = ResamplerFilterDesign.kaiserLength(attenuation: att, transition: (1 - pb) / 4)
+        if n % 2 == 0 { n += 1 }
+        let beta = ResamplerFilterDesign.kaiserBeta(attenuation: att)
+        var filter = ResamplerFilterDesign.lowpass(length: n, cutoff: (pb / 4 + 0.25) / 2, beta: beta, gain: 1)
+        var delay = Double(n - 1) / 2      // in taps at 2 x lowRate
+        if phase == .minimum {
+            let mp = ResamplerFilterDesign.minimumPhase(filter)
+            filter = mp.filter
+            delay = mp.delay.rounded()
+        }
+        let dEff = Double(n - 1) - delay  // see OctaveStage: output k <-> position k + dEff
+        let lp = (n + 1) / 2
+        // transform size: minimise transform work per output frame
+        var best = 0, bestCost = Double.infinity
+        var msize = 16
+        while msize < 2 * lp { msize *= 2 }
+        for _ in 0..<5 {
+            let cost = (3 * 4.25 * Double(msize) * Double(msize.trailingZeroBitCount) + 14 * Double(msize))
+                / Double(msize - lp + 1) * (Double(msize) > 4096 ? 1.15 : 1)
+            if cost < bestCost { bestCost = cost; best = msize }
+            msize *= 2
+        }
+        if tuningTransformSize > 0 { best = tuningTransformSize }
+        let oct = OctaveStage<T>(up: up, channels: channels, filter: filter, transformSize: best)
+        octave = oct
+
+        // ---- fractional stage kernel: pass band pb * low/2, stop band 1.5 x low (Hz)
+        let inB = up ? 2 * inputRate : inputRate
+        let fp = pb * lowRate / 2 / inB
+        let fs = 1.5 * lowRate / inB
+        // a continuous kernel of support K (K taps per output) reaches Kaiser's attenuation
+        // for N - 1 = K intervals
+        var k = ResamplerFilterDesign.kaiserLength(attenuation: att, transition: fs - fp) - 1
+        k = max(4, (k + 3) / 4 * 4)
+        let kernel = ResamplerFilterDesign.Kernel(cutoff: (fp + fs) / 2, radius: Double(k) / 2,
+                                                  beta: ResamplerFilterDesign.kaiserBeta(attenuation: att))
+        // step in stage-input samples per stage output, and its exact form
+        let step: Double
+        var exactStep: (p: Int, q: Int)?
+        if up {
+            step = 2 * inputRate / outputRate
+            if let r = ratio {   // 2 in / out = 2 den / num
+                var g = 2 * r.den, h = r.num
+                while h != 0 { (g, h) = (h, g % h) }
+                exactStep = (r.num / g, 2 * r.den / g)
+            }
+        } else {
+            step = inputRate / (2 * outputRate)
+            if let r = ratio {   // in / (2 out) = den / (2 num)
+                var g = r.den, h = 2 * r.num
+                while h != 0 { (g, h) = (h, g % h) }
+                exactStep = (2 * r.num / g, r.den / g)
+            }
+        }
+        if let e = exactStep, e.p > 4096 || e.p * k > 1 << 20 { exactStep = nil }
+        var kernelTaps = k
+        var useDelta = false
+        if let e = exactStep, e.p == 1, e.q == 1 { useDelta = true; kernelTaps = 4 }
+
+        // ---- latency bookkeeping (input frames)
+        let half = Double(kernelTaps / 2)
+        let lookahead: Double, history: Double
+        if up {
+            // w index u <-> x' time (u + dEff) / 2; w[k] needs x'[k/2 ... k/2 + lp - 1]
+            lookahead = (Double(lp - 1) - dEff / 2) + half / 2 + 1
+            history = dEff / 2 + half / 2 + 1
+        } else {
+            // v'[i] <-> time t0 + (i - dEff) step; output j uses v'[2j ... 2j + n - 1]
+            lookahead = delay * step + half + 1
+            history = dEff * step + half + 1
+        }
+        trailingFrames = Int(lookahead.rounded(.up))
+        leadingFrames = Int(history.rounded(.up))
+        switch priming {
+        case .aligned: timeOrigin = 0
+        case .preroll: timeOrigin = leadingFrames
+        case .delayed: timeOrigin = -trailingFrames
+        }
+        let t0 = Double(timeOrigin)
+        // zeros in front so that the first output's taps are all inside the stream
+        let start: Double, z: Int
+        if up {
+            // u_0 = 2 (z + t0) - dEff >= half - 1
+            z = max(0, Int(((half - 1 + dEff) / 2 - t0).rounded(.up)) + 1)
+            start = 2 * (Double(z) + t0) - dEff
+        } else {
+            // u_0 = z + t0 - dEff * step >= half - 1
+            z = max(0, Int((half - 1 + dEff * step - t0).rounded(.up)) + 1)
+            start = Double(z) + t0 - dEff * step
+        }
+        leadZeros = z
+        let capacity = up ? 2 * oct.block + 2 * kernelTaps + 64 : 4096 + 2 * kernelTaps
+        let deltaKernel = ResamplerFilterDesign.Kernel(cutoff: 0, radius: 0, beta: 0)
+        let ps = PolyphaseStage<T>(channels: channels, kernel: useDelta ? deltaKernel : kernel, taps: kernelTaps,
+                                   exactStep: exactStep, realStep: step, start: start,
+                                   capacity: capacity, prepad: 0, delta: useDelta)
+        poly = ps
+        pending = AlignedBuffer(count: up ? 1 : channels * oct.block)
+        pendingPointers = AlignedBuffer(count: channels)
+        if !up { for c in 0..<channels { pendingPointers.pointer[c] = pending.pointer + c * oct.block } }
+        reset()
+    }
+
+    deinit {
+        scratch.deallocate(); scratchPointers.deallocate(); stagePointers.deallocate()
+        pending.deallocate(); pendingPointers.deallocate()
+    }
+
+    func reset() {
+        octave?.reset()
+        poly?.reset()
+        zerosToFeed = leadZeros
+        consumedTotal = 0
+        producedTotal = 0
+        pendingStart = 0; pendingEnd = 0
+        flushing = false
+        flushTarget = 0
+    }
+
+    /// Output frames for a whole stream of `frames` input frames (see `SampleRateConverter`).
+    func outputFrames(forInputFrames frames: Int) -> Int {
+        let x = frames - timeOrigin
+        if x <= 0 { return 0 }
+        if let r = ratio {
+            // round half up of x * num / den, in 128-bit arithmetic
+            let (hi, lo) = (2 * x).multipliedFullWidth(by: r.num)
+            let (sum, carry) = lo.addingReportingOverflow(UInt(r.den))
+            let (q, _) = (2 * r.den).dividingFullWidth((high: hi + (carry ? 1 : 0), low: sum))
+            return q
+        }
+        return Int((Double(x) * outputRate / inputRate + 0.5).rounded(.down))
+    }
+
+    // MARK: processing
+
+    func beginFlush() {
+        if !flushing {
+            flushing = true
+            flushTarget = outputFrames(forInputFrames: consumedTotal)
+        }
+    }
+
+    /// Converts; returns (consumed, produced).
+    @inline(__always)
+    func process<S: ResamplerScalar>(input: UnsafePointer<UnsafePointer<S>>?, inputFrames: Int,
+                                     output: UnsafePointer<UnsafeMutablePointer<S>>, outputCapacity: Int) -> (Int, Int) {
+        switch topology {
+        case .copy: return processCopy(input, inputFrames, output, outputCapacity)
+        case .up: return processUp(input, inputFrames, output, outputCapacity)
+        case .down: return processDown(input, inputFrames, output, outputCapacity)
+        }
+    }
+
+    @inline(__always)
+    func outputLimit(_ capacity: Int, _ produced: Int) -> Int {
+        let room = capacity - produced
+        if flushing { return min(room, flushTarget - producedTotal) }
+        return room
+    }
+
+    private func processCopy<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+                                                 _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
+        if flushing { return (0, 0) }
+        let k = min(n, cap)
+        if let input = input, k > 0 {
+            for c in 0..<channels { output[c].update(from: input[c], count: k) }
+        }
+        consumedTotal += k
+        producedTotal += k
+        return (k, k)
+    }
+
+    private func processUp<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+                                               _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
+        let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
+        var consumed = 0, produced = 0
+        while true {
+            let want = outputLimit(cap, produced)
+            if want <= 0 { break }
+            // 1. outputs from the fractional stage
+            let got: Int
+            if S.self == T.self {
+                for c in 0..<channels {
+                    stagePointers.pointer[c] = UnsafeMutableRawPointer(output[c] + produced).assumingMemoryBound(to: T.self)
+                }
+                got = b.produce(into: stagePointers.pointer, offset: 0, maxCount: want)
+            } else {
+                got = b.produce(into: scratchPointers.pointer, offset: 0, maxCount: min(want, scratchFrames))
+                for c in 0..<channels { convert(scratchPointers.pointer[c], output[c] + produced, got) }
+            }
+            if got > 0 { produced += got; producedTotal += got; continue }
+            // 2. run a block of the steep stage
+            if a.blockReady {
+                let room = b.makeRoom()
+                precondition(room >= 2 * a.block)
+                for c in 0..<channels { stagePointers.pointer[c] = b.writePointer(c) }
+                a.runUp(dest: stagePointers.pointer)
+                b.bufEnd += 2 * a.block
+                continue
+            }
+            // 3. feed the steep stage
+            let space = a.spaceUp
+            if zerosToFeed > 0 {
+                let k = min(space, zerosToFeed)
+                for c in 0..<channels { (a.channelPlane(c) + a.fill).update(repeating: 0, count: k) }
+                a.fill += k; zerosToFeed -= k
+                continue
+            }
+            if consumed < n, let input = input {
+                let k = min(space, n - consumed)
+                for c in 0..<channels { convert(input[c] + consumed, a.channelPlane(c) + a.fill, k) }
+                a.fill += k; consumed += k; consumedTotal += k
+                continue
+            }
+            if flushing {
+                for c in 0..<channels { (a.channelPlane(c) + a.fill).update(repeating: 0, count: space) }
+                a.fill += space
+                continue
+            }
+            break
+        }
+        return (consumed, produced)
+    }
+
+    private func processDown<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+                                                 _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
+        let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
+        var consumed = 0, produced = 0
+        while true {
+            let want = outputLimit(cap, produced)
+            if want <= 0 { break }
+            // 1. deliver the steep stage's output
+            if pendingEnd > pendingStart {
+                let k = min(want, pendingEnd - pendingStart)
+                for c in 0..<channels { convert(pendingPointers.pointer[c] + pendingStart, output[c] + produced, k) }
+                pendingStart += k; produced += k; producedTotal += k
+                continue
+            }
+            // 2. run a block
+            if a.fill == a.m {
+                a.runDown(dest: pendingPointers.pointer)
+                pendingStart = 0; pendingEnd = a.block
+                continue
+            }
+            // 3. fractional stage output -> steep stage input
+            let need = min(a.neededDown, scratchFrames)
+            let got = b.produce(into: scratchPointers.pointer, offset: 0, maxCount: need)
+            if got > 0 {
+                let taken = a.appendDown(scratchPointers.pointer, offset: 0, count: got)
+                precondition(taken == got)
+                continue
+            }
+            // 4. feed the fractional stage
+            let room = b.makeRoom()
+            if zerosToFeed > 0 {
+                let k = min(room, zerosToFeed)
+                b.appendZeros(k); zerosToFeed -= k
+                continue
+            }
+            if consumed < n, let input = input {
+                let k = min(room, n - consumed)
+                for c in 0..<channels { convert(input[c] + consumed, b.writePointer(c), k) }
+                b.bufEnd += k; consumed += k; consumedTotal += k
+                continue
+            }
+            if flushing {
+                b.appendZeros(room)
+                continue
+            }
+            break
+        }
+        return (consumed, produced)
+    }
+
+    // MARK: pull-model arithmetic
+
+    /// Further input frames needed before `outputs` more output frames can be produced.
+    func inputFramesNeeded(forOutputFrames outputs: Int) -> Int {
+        if outputs <= 0 { return 0 }
+        switch topology {
+        case .copy:
+            return outputs
+        case .up:
+            let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
+            let needW = b.inputNeeded(outputsAhead: outputs)
+            if needW <= b.bufEnd { return 0 }
+            let blocks = (needW - b.bufEnd + 2 * a.block - 1) / (2 * a.block)
+            var x = a.blockReady ? (blocks - 1) * a.block : (a.m - a.fill) + (blocks - 1) * a.block
+            if a.blockReady && blocks == 1 { x = 0 }
+            return max(0, x - zerosToFeed)
+        case .down:
+            let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
+            let ready = pendingEnd - pendingStart
+            if outputs <= ready { return 0 }
+            let blocks = (outputs - ready + a.block - 1) / a.block
+            let v = a.neededDown + (blocks - 1) * 2 * a.block
+            let needX = b.inputNeeded(outputsAhead: v)
+            return max(0, needX - b.bufEnd - zerosToFeed)
+        }
+    }
+
+    @inline(__always)
+    func convert<A: ResamplerScalar, B: ResamplerScalar>(_ src: UnsafePointer<A>, _ dst: UnsafeMutablePointer<B>, _ n: Int) {
+        if n <= 0 { return }
+        if A.self == B.self {
+            UnsafeMutableRawPointer(dst).copyMemory(from: src, byteCount: n * MemoryLayout<A>.stride)
+        } else if A.self == Float.self {
+            let s = UnsafeRawPointer(src).assumingMemoryBound(to: Float.self)
+            let d = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Double.self)
+            for i in 0..<n { d[i] = Double(s[i]) }
+        } else {
+            let s = UnsafeRawPointer(src).assumingMemoryBound(to: Double.self)
+            let d = UnsafeMutableRawPointer(dst).assumingMemoryBound(to: Float.self)
+            for i in 0..<n { d[i] = Float(s[i]) }
+        }
+    }
+
+    @inline(__always)
+    func convert<A: ResamplerScalar, B: ResamplerScalar>(_ src: UnsafeMutablePointer<A>, _ dst: UnsafeMutablePointer<B>, _ n: Int) {
+        convert(UnsafePointer(src), dst, n)
+    }
+}

@@ -1,0 +1,253 @@
+// The steep stage: a long linear-phase (or minimum-phase) low-pass FIR that doubles or halves
+// the sample rate, computed by fast convolution (overlap-save) with the polyphase halves of the
+// filter, so every transform is the same size M and the spectra are multiplied bin by bin.
+//
+// Channels are processed in pairs packed as one complex signal (left + i right): the filter is
+// real, so one complex transform filters two channels. A lone channel (mono, or the last of an
+// odd count) uses the same path with a zero partner when halving; when doubling, its two output
+// phases are packed instead (even + i odd), which costs two transforms instead of three.
+//
+// Doubling (up):   w[2j]   = sum_i g_e[i] x[j + L - 1 - i],   w[2j+1] = sum_i g_o[i] x[j + L - 1 - i]
+// Halving  (down): y[j]    = sum_i h_e[i] v[2(j + L - 1 - i)] + h_o[i] v[2(j + L - 1 - i) - 1]
+// with g = 2h, h_e/h_o the even/odd taps (L = ceil(N/2) taps each), and v[-1] = 0.
+//
+// Cost per block of B = M - L + 1 input (up) or output (down) frames per channel pair:
+// three transforms of size M (4.25 M log2 M flops each) and 2M complex multiply-adds.
+
+final class OctaveStage<T: ResamplerScalar> {
+    typealias V = SIMD4<T>
+
+    let up: Bool
+    let channels: Int
+    let pairs: Int          // complex groups: ceil(channels / 2)
+    let m: Int              // transform size
+    let taps: Int           // L, taps per polyphase branch
+    let block: Int          // B = m - L + 1
+    let fft: PermutedFFT<T>
+
+    /// Spectra (scrambled order) of the two branches, scaled by 1/m; for a lone channel when
+    /// doubling, `pack` is the spectrum of g_e + i g_o.
+    let heRe: AlignedBuffer<T>, heIm: AlignedBuffer<T>
+    let hoRe: AlignedBuffer<T>, hoIm: AlignedBuffer<T>
+    let packRe: AlignedBuffer<T>, packIm: AlignedBuffer<T>
+
+    /// Input blocks: up: x per group (re, im planes); down: even and odd streams per group.
+    /// Layout: group g, plane k at (g * 4 + k) * m  (k: 0 xRe/eRe, 1 xIm/eIm, 2 oRe, 3 oIm).
+    let input: AlignedBuffer<T>
+    /// Frames currently in the input block: up: x; down: the even and odd streams.
+    var fill = 0
+    var fillOdd = 0
+
+    let work: AlignedBuffer<T>  // 4 planes of m
+
+    init(up: Bool, channels: Int, filter: [Double], transformSize: Int) {
+        self.up = up
+        self.channels = channels
+        pairs = (channels + 1) / 2
+        let n = filter.count
+        taps = (n + 1) / 2
+        m = transformSize
+        precondition(m >= 2 * taps, "OctaveStage: transform too small")
+        block = m - taps + 1
+        fft = PermutedFFT<T>(size: m)
+        heRe = AlignedBuffer(count: m); heIm = AlignedBuffer(count: m)
+        hoRe = AlignedBuffer(count: m); hoIm = AlignedBuffer(count: m)
+        packRe = AlignedBuffer(count: m); packIm = AlignedBuffer(count: m)
+        input = AlignedBuffer(count: pairs * 4 * m)
+        work = AlignedBuffer(count: 4 * m)
+
+        // branch spectra in Float64, then rounded
+        let gain = up ? 2.0 : 1.0
+        let d = PermutedFFT<Double>(size: m)
+        let r = AlignedBuffer<Double>(count: m), i = AlignedBuffer<Double>(count: m)
+        defer { r.deallocate(); i.deallocate() }
+        let scale = gain / Double(m)
+        func spectrum(_ even: Bool, _ odd: Bool, re: AlignedBuffer<T>, im: AlignedBuffer<T>) {
+            for k in 0..<m { r.pointer[k] = 0; i.pointer[k] = 0 }
+            for t in 0..<taps {
+                if even, 2 * t < n { r.pointer[t] = filter[2 * t] * scale }
+                if odd, 2 * t + 1 < n {
+                    if even { i.pointer[t] = filter[2 * t + 1] * scale } else { r.pointer[t] = filter[2 * t + 1] * scale }
+                }
+            }
+            d.forward(r.pointer, i.pointer)
+            for k in 0..<m { re.pointer[k] = T(r.pointer[k]); im.pointer[k] = T(i.pointer[k]) }
+        }
+        spectrum(true, false, re: heRe, im: heIm)
+        spectrum(false, true, re: hoRe, im: hoIm)
+        spectrum(true, true, re: packRe, im: packIm)
+        reset()
+    }
+
+    deinit {
+        heRe.deallocate(); heIm.deallocate(); hoRe.deallocate(); hoIm.deallocate()
+        packRe.deallocate(); packIm.deallocate(); input.deallocate(); work.deallocate()
+    }
+
+    func reset() {
+        input.pointer.update(repeating: 0, count: pairs * 4 * m)
+        fill = 0
+        // down: o[0] = v[-1] = 0 is the first frame of the odd stream
+        fillOdd = up ? 0 : 1
+    }
+
+    @inline(__always) func plane(_ g: Int, _ k: Int) -> UnsafeMutablePointer<T> { input.pointer + (g * 4 + k) * m }
+
+    /// Channel c's plane in the x (up) or e (down) stream.
+    @inline(__always) func channelPlane(_ c: Int, odd: Bool = false) -> UnsafeMutablePointer<T> {
+        plane(c / 2, (c & 1) + (odd ? 2 : 0))
+    }
+
+    // MARK: up
+
+    /// Frames of x the block still needs.
+    var spaceUp: Int { m - fill }
+
+    var blockReady: Bool { fill == m }
+
+    /// Runs one block: x[fill == m] -> 2*block frames of w per channel written to dest[c] (+offset).
+    func runUp(dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>) {
+        let m = self.m, L = taps, B = block
+        let wr = work.pointer, wi = wr + m, vr = wi + m, vi = vr + m
+        for g in 0..<pairs {
+            let xr = plane(g, 0), xi = plane(g, 1)
+            wr.update(from: xr, count: m)
+            wi.update(from: xi, count: m)
+            fft.forward(wr, wi)
+            let lone = 2 * g + 1 >= channels
+            if lone {
+                OctaveStage.multiply(wr, wi, packRe.pointer, packIm.pointer, m)
+                fft.inverse(wr, wi)
+                let d0 = dest[2 * g]
+                var j = 0
+                while j < B {
+                    d0[2 * j] = wr[L - 1 + j]
+                    d0[2 * j + 1] = wi[L - 1 + j]
+                    j += 1
+                }
+            } else {
+                OctaveStage.multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
+                OctaveStage.multiply(wr, wi, heRe.pointer, heIm.pointer, m)
+                fft.inverse(wr, wi)
+                fft.inverse(vr, vi)
+                let d0 = dest[2 * g], d1 = dest[2 * g + 1]
+                OctaveStage.interleave(wr + (L - 1), vr + (L - 1), d0, B)
+                OctaveStage.interleave(wi + (L - 1), vi + (L - 1), d1, B)
+            }
+            // keep the last L - 1 frames
+            xr.update(from: xr + B, count: L - 1)
+            xi.update(from: xi + B, count: L - 1)
+        }
+        fill = L - 1
+    }
+
+    // MARK: down
+
+    /// Runs one block (down): e/o streams full -> `block` output frames per channel into dest.
+    func runDown(dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>) {
+        let m = self.m, L = taps, B = block
+        let ar = work.pointer, ai = ar + m, br = ai + m, bi = br + m
+        for g in 0..<pairs {
+            let er = plane(g, 0), ei = plane(g, 1), or = plane(g, 2), oi = plane(g, 3)
+            ar.update(from: er, count: m); ai.update(from: ei, count: m)
+            br.update(from: or, count: m); bi.update(from: oi, count: m)
+            fft.forward(ar, ai)
+            fft.forward(br, bi)
+            OctaveStage.multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
+            fft.inverse(ar, ai)
+            let d0 = dest[2 * g]
+            (d0).update(from: ar + (L - 1), count: B)
+            if 2 * g + 1 < channels {
+                dest[2 * g + 1].update(from: ai + (L - 1), count: B)
+            }
+            er.update(from: er + B, count: L - 1); ei.update(from: ei + B, count: L - 1)
+            or.update(from: or + B, count: L - 1); oi.update(from: oi + B, count: L - 1)
+        }
+        fill = L - 1
+        fillOdd = L - 1
+    }
+
+    /// Appends up to `n` frames of v (per channel, from src[c] + offset) to the even/odd
+    /// streams, stopping when a block is ready; returns the number taken.
+    func appendDown(_ src: UnsafeMutablePointer<UnsafeMutablePointer<T>>, offset: Int, count n: Int) -> Int {
+        var taken = 0
+        while taken < n && fill < m {
+            // next v is odd when fillOdd == fill + 1 is false, i.e. when fillOdd == fill
+            if fillOdd == fill {
+                for c in 0..<channels { channelPlane(c, odd: true)[fillOdd] = src[c][offset + taken] }
+                fillOdd += 1
+                taken += 1
+            } else {
+                // even sample, then as many (even, odd) pairs as fit
+                let pairsAvail = (n - taken - 1) / 2
+                let evenRoom = m - fill
+                let k = min(pairsAvail, evenRoom - 1)
+                for c in 0..<channels {
+                    let s = src[c] + offset + taken
+                    let e = channelPlane(c) + fill
+                    let o = channelPlane(c, odd: true) + fillOdd
+                    e[0] = s[0]
+                    var j = 0
+                    while j < k {
+                        o[j] = s[2 * j + 1]
+                        e[j + 1] = s[2 * j + 2]
+                        j += 1
+                    }
+                }
+                fill += 1 + k
+                fillOdd += k
+                taken += 1 + 2 * k
+            }
+        }
+        return taken
+    }
+
+    /// Frames of v still needed before the next block can run.
+    var neededDown: Int { (m - fill) + (m - fillOdd) }
+
+    // MARK: kernels
+
+    /// a *= h (complex, bin by bin), or into (outR, outI).
+    @inline(__always)
+    static func multiply(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
+                         _ hr: UnsafeMutablePointer<T>, _ hi: UnsafeMutablePointer<T>, _ n: Int,
+                         into outR: UnsafeMutablePointer<T>? = nil, _ outI: UnsafeMutablePointer<T>? = nil) {
+        let dr = outR ?? ar, di = outI ?? ai
+        var k = 0
+        while k < n {
+            let xr = ar.v4(k), xi = ai.v4(k), yr = hr.v4(k), yi = hi.v4(k)
+            dr.setV4(k, xr * yr - xi * yi)
+            di.setV4(k, xr * yi + xi * yr)
+            k += 4
+        }
+    }
+
+    /// a = a * ha + b * hb (complex, bin by bin).
+    @inline(__always)
+    static func multiplyAdd(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
+                            _ har: UnsafeMutablePointer<T>, _ hai: UnsafeMutablePointer<T>,
+                            _ br: UnsafeMutablePointer<T>, _ bi: UnsafeMutablePointer<T>,
+                            _ hbr: UnsafeMutablePointer<T>, _ hbi: UnsafeMutablePointer<T>, _ n: Int) {
+        var k = 0
+        while k < n {
+            let xr = ar.v4(k), xi = ai.v4(k), yr = har.v4(k), yi = hai.v4(k)
+            let ur = br.v4(k), ui = bi.v4(k), vr = hbr.v4(k), vi = hbi.v4(k)
+            ar.setV4(k, xr * yr - xi * yi + (ur * vr - ui * vi))
+            ai.setV4(k, xr * yi + xi * yr + (ur * vi + ui * vr))
+            k += 4
+        }
+    }
+
+    /// d[2j] = e[j], d[2j+1] = o[j].
+    @inline(__always)
+    static func interleave(_ e: UnsafeMutablePointer<T>, _ o: UnsafeMutablePointer<T>, _ d: UnsafeMutablePointer<T>, _ n: Int) {
+        var j = 0
+        while j + 4 <= n {
+            let a = e.v4(j), b = o.v4(j)
+            d.setV4(2 * j, V(a[0], b[0], a[1], b[1]))
+            d.setV4(2 * j + 4, V(a[2], b[2], a[3], b[3]))
+            j += 4
+        }
+        while j < n { d[2 * j] = e[j]; d[2 * j + 1] = o[j]; j += 1 }
+    }
+}

@@ -1,0 +1,46 @@
+// Public option types of the sample-rate converter.
+
+/// How hard the converter works: attenuation of aliases and images, and how close to the lower
+/// Nyquist frequency the pass band reaches. Each level roughly doubles the attenuation in dB of
+/// the level below at a modest cost in speed.
+///
+/// | level     | stop band | pass band (flat to)    | arithmetic |
+/// |-----------|-----------|------------------------|------------|
+/// | `.min`    | 80 dB     | 0.80 x lower Nyquist   | Float32    |
+/// | `.low`    | 100 dB    | 0.87 x lower Nyquist   | Float32    |
+/// | `.medium` | 120 dB    | 0.90 x lower Nyquist   | Float32    |
+/// | `.high`   | 140 dB    | 0.913 x lower Nyquist  | Float32    |
+/// | `.max`    | 175 dB    | 0.913 x lower Nyquist  | Float64    |
+///
+/// The transition band always ends at the lower Nyquist frequency, so nothing aliases into the
+/// output band: at 44.1 kHz, `.high` and `.max` are flat to 20.1 kHz.
+public enum ResamplerQuality: Int, Sendable, CaseIterable, Comparable {
+    case min, low, medium, high, max
+
+    public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// Phase response of the steep anti-alias / anti-image filter.
+public enum ResamplerPhase: Sendable, Equatable {
+    /// Linear phase (symmetric filter): no phase distortion, pre-ringing before transients.
+    case linear
+    /// Minimum phase: no pre-ringing and a small delay, but a frequency-dependent group delay
+    /// near the band edge. The delay compensation uses the group delay at 0 Hz.
+    case minimum
+}
+
+/// Where the output's time origin is, and what is assumed before and after the input.
+/// (These are the three priming methods of a block-based converter.)
+public enum ResamplerPriming: Sendable, Equatable {
+    /// Zero latency (the default): output frame 0 is input time 0; the input is assumed to be
+    /// preceded by silence, and `flush` supplies the trailing frames. A stream of N input frames
+    /// gives `outputFrames(forInputFrames: N)` output frames.
+    case aligned
+    /// The caller supplies `leadingFrames` frames of real audio before the stream proper. They
+    /// shape the first outputs but produce none: output frame 0 is input frame `leadingFrames`.
+    case preroll
+    /// No delay compensation: the output lags the input by `trailingFrames` input frames, as a
+    /// causal filter would, and leading and trailing frames are assumed to be silence. The
+    /// output includes the whole decay, `trailingFrames` input frames' worth more than `.aligned`.
+    case delayed
+}
