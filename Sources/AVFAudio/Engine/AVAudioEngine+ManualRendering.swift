@@ -23,6 +23,7 @@ extension AVAudioEngine {
         }
         setManualRendering(mode, format: pcmFormat, maximumFrames: maximumFrameCount)
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: pcmFormat.sampleRate, channelLayoutOrCount: pcmFormat)
+        outputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
         graphDidChange()
@@ -36,6 +37,7 @@ extension AVAudioEngine {
         reset()
         setManualRendering(nil, format: nil, maximumFrames: 0)
         outputNode.deviceFormat = nil
+        outputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
     }

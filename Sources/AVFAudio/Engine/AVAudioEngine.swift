@@ -247,6 +247,15 @@ open class AVAudioEngine: NSObject {
         }
     }
 
+    /// The output node's format changed (device opened, manual rendering enabled or disabled):
+    /// a mixer feeding it follows, as Apple's main mixer does.
+    func outputNodeFormatDidChange() {
+        guard let c = connection(into: outputNode, bus: 0), c.source is AVAudioMixerNode else { return }
+        let format = outputNode.outputFormat(forBus: 0)
+        guard c.format.sampleRate != format.sampleRate || c.format.channelCount != format.channelCount else { return }
+        connectInternal(c.source, fromBus: c.sourceBus, to: [(outputNode, 0)], format: format, replacingOutputs: false)
+    }
+
     /// Whether audio flows from `start` to `target` through existing connections.
     private func reaches(from start: AVAudioNode, to target: AVAudioNode) -> Bool {
         var stack = [start]
@@ -385,6 +394,7 @@ open class AVAudioEngine: NSObject {
         let device = try self.device ?? AudioDeviceRegistry.defaultOutputDevice()
         self.device = device
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate, channels: AVAudioChannelCount(device.channelCount))
+        outputNodeFormatDidChange()
         prepared = true
         exchange.publish(compilePlan())
         startDispatcher()
@@ -533,7 +543,7 @@ open class AVAudioEngine: NSObject {
         var domains: [RenderPlan.Domain] = []
         var domainCapacity: [Int] = [maximumFrames]
         // Domain 0 is the output rate; its owner is unused.
-        domains.append(RenderPlan.Domain(parent: 0, owner: outputNode.renderer, bus: 0, state: nil))
+        domains.append(RenderPlan.Domain(parent: 0, capacity: maximumFrames, owner: outputNode.renderer, bus: 0, state: nil))
         // Per-plan render state of each node, built once (the domains need it before the steps).
         var stepStates: [ObjectIdentifier: AnyObject?] = [:]
         func stepState(_ node: AVAudioNode, capacity: Int) -> AnyObject? {
@@ -553,8 +563,9 @@ open class AVAudioEngine: NSObject {
                 var sourceDomain = domain
                 if node.changesRate(onInputBus: bus) {
                     let state = stepState(node, capacity: domainCapacity[domain])
-                    domains.append(RenderPlan.Domain(parent: domain, owner: node.renderer, bus: bus, state: state))
-                    domainCapacity.append(node.renderer.maximumInputFrames(forOutputFrames: domainCapacity[domain], bus: bus, state: state))
+                    let capacity = node.renderer.maximumInputFrames(forOutputFrames: domainCapacity[domain], bus: bus, state: state)
+                    domains.append(RenderPlan.Domain(parent: domain, capacity: capacity, owner: node.renderer, bus: bus, state: state))
+                    domainCapacity.append(capacity)
                     sourceDomain = domains.count - 1
                 }
                 if let existing = domainOf[ObjectIdentifier(c.source)], existing != sourceDomain {

@@ -17,6 +17,7 @@ final class FileSegmentSource {
     private let reader: AudioFileReader
     private let codec: FileSampleCodec
     private let decodeBuffer: AVAudioPCMBuffer
+    private let fileChannels: Int
     private let mixed: PlanarFloatBuffer
     private let matrix: ChannelMatrix
     private let converter: SampleRateConverter?
@@ -40,6 +41,7 @@ final class FileSegmentSource {
         reader = try AudioFileReader(path: file.url.path)
         let description = reader.description
         let fileChannels = description.channelCount
+        self.fileChannels = fileChannels
         channels = Int(outputFormat.channelCount)
         let decodeFormat = AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: description.sampleRate,
                                          channels: AVAudioChannelCount(fileChannels), interleaved: false)!
@@ -51,7 +53,9 @@ final class FileSegmentSource {
         self.start = start
         inputFrames = frames
         if description.sampleRate != outputFormat.sampleRate {
-            let src = SampleRateConverter(inputRate: description.sampleRate, outputRate: outputFormat.sampleRate, channels: channels, quality: .high)
+            // Rate conversion runs on the file's channels, before channel mapping, so a mono file
+            // upmixed to stereo gives identical channels (and costs one channel of filtering).
+            let src = SampleRateConverter(inputRate: description.sampleRate, outputRate: outputFormat.sampleRate, channels: fileChannels, quality: .high)
             converter = src
             outputLength = src.outputFrames(forInputFrames: frames)
         } else {
@@ -96,10 +100,10 @@ final class FileSegmentSource {
                 for c in 0..<Int(decodeBuffer.format.channelCount) { (decodeBuffer.floatChannelData![c] + got).update(repeating: 0, count: n - got) }
             }
             inputRead += n
-            matrix.apply(frames: n, input: UnsafePointer(decodeBuffer.floatChannelData!), output: mixed.readPointers)
             if let converter {
                 produced = convert(converter, frames: n, limit: remaining)
             } else {
+                matrix.apply(frames: n, input: UnsafePointer(decodeBuffer.floatChannelData!), output: mixed.readPointers)
                 produced = write(from: mixed.readPointers, frames: min(n, remaining))
             }
         } else if let converter, !flushed {
@@ -114,14 +118,15 @@ final class FileSegmentSource {
 
     private func convert(_ converter: SampleRateConverter, frames: Int, limit: Int) -> Int {
         var consumed = 0, produced = 0
-        let inputs = UnsafeBufferPointer(start: UnsafeRawPointer(mixed.pointers).assumingMemoryBound(to: UnsafePointer<Float>.self), count: channels)
+        let inputs = UnsafeBufferPointer(start: UnsafeRawPointer(decodeBuffer.floatChannelData!).assumingMemoryBound(to: UnsafePointer<Float>.self),
+                                         count: fileChannels)
         let scratch = scratchBuffer
-        let outputs = UnsafeBufferPointer(start: scratch.pointers, count: channels)
+        let outputs = UnsafeBufferPointer(start: scratch.pointers, count: fileChannels)
         while consumed < frames {
             let r = converter.process(input: inputs, offset: consumed, inputFrames: frames - consumed, output: outputs, offset: 0,
                                       outputCapacity: scratch.capacity)
             consumed += r.consumed
-            if r.produced > 0 { produced += write(from: scratch.readPointers, frames: min(r.produced, limit - produced)) }
+            if r.produced > 0 { produced += mixAndWrite(scratch, frames: min(r.produced, limit - produced)) }
             if r.consumed == 0 && r.produced == 0 { break }
         }
         return produced
@@ -129,12 +134,25 @@ final class FileSegmentSource {
 
     private func flushConverter(_ converter: SampleRateConverter, limit: Int) -> Int {
         let scratch = scratchBuffer
-        let k = converter.flush(output: UnsafeBufferPointer(start: scratch.pointers, count: channels), outputCapacity: scratch.capacity)
+        let k = converter.flush(output: UnsafeBufferPointer(start: scratch.pointers, count: fileChannels), outputCapacity: scratch.capacity)
         if k == 0 { flushed = true; return 0 }
-        return write(from: scratch.readPointers, frames: min(k, limit))
+        return mixAndWrite(scratch, frames: min(k, limit))
     }
 
-    private lazy var scratchBuffer = PlanarFloatBuffer(channels: channels, capacity: chunk * 4)
+    /// Maps converted file channels to output channels, through `mixed`, a chunk at a time.
+    private func mixAndWrite(_ source: PlanarFloatBuffer, frames: Int) -> Int {
+        var done = 0
+        while done < frames {
+            let n = min(chunk, frames - done)
+            for c in 0..<fileChannels { offsetPointers[c] = source.pointers[c] + done }
+            matrix.apply(frames: n, input: UnsafePointer(offsetPointers), output: mixed.readPointers)
+            done += write(from: mixed.readPointers, frames: n)
+        }
+        return done
+    }
+
+    private lazy var scratchBuffer = PlanarFloatBuffer(channels: fileChannels, capacity: chunk * 4)
+    private lazy var offsetPointers = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: max(1, fileChannels))
 
     private func write(from source: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) -> Int {
         guard frames > 0 else { return 0 }

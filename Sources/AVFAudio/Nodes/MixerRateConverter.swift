@@ -37,9 +37,11 @@ final class MixerRateConverter {
         converter.inputFramesNeeded(forOutputFrames: frames)
     }
 
-    /// Upper bound of `inputFramesNeeded` for buffer sizing: the ratio plus the converter's block.
+    /// Upper bound of `inputFramesNeeded` for buffer sizing: the frames at the ratio, plus the
+    /// converter's filter spans, plus one block of its fast-convolution stage (at most 16 384
+    /// frames), which the first cycle may ask for in one go.
     func maximumInputFrames(forOutputFrames frames: Int) -> Int {
-        Int((Double(frames) * inputRate / outputRate).rounded(.up)) + converter.leadingFrames + converter.trailingFrames + 64
+        Int((Double(frames) * inputRate / outputRate).rounded(.up)) + 2 * (converter.leadingFrames + converter.trailingFrames) + 16_384
     }
 
     /// Converts `input.frames` frames into `frames` output frames; returns the output channels.

@@ -38,6 +38,8 @@ final class RenderPlan {
 
     struct Domain {
         let parent: Int
+        /// Frames the domain's buffers hold: a cycle never asks for more.
+        let capacity: Int
         unowned(unsafe) let owner: NodeRenderer
         let bus: Int
         let state: AnyObject?
@@ -89,7 +91,7 @@ final class RenderPlan {
         domainTimes[0] = sampleTime
         for d in 1..<max(1, domains.count) {
             let info = domains[d]
-            domainFrames[d] = info.owner.inputFrames(forOutputFrames: domainFrames[info.parent], bus: info.bus, state: info.state)
+            domainFrames[d] = min(info.capacity, info.owner.inputFrames(forOutputFrames: domainFrames[info.parent], bus: info.bus, state: info.state))
             domainTimes[d] = info.owner.inputSampleTime(bus: info.bus, state: info.state)
         }
         var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
