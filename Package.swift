@@ -49,6 +49,6 @@ let package = Package(
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),
-        .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels"], swiftSettings: swift5),
+        .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels", "AVFAudio"], swiftSettings: swift5),
     ]
 )

@@ -36,10 +36,16 @@ public struct ChannelMatrix: Sendable, Equatable {
     }
 
     /// Applies the matrix to `frames` frames. `input` and `output` must not overlap.
+    ///
+    /// Index loops only (no `for … in array`): unspecialised debug builds allocate a coroutine
+    /// frame per element when iterating arrays generically, and this runs on the render thread.
     public func apply(frames: Int, input: UnsafePointer<UnsafeMutablePointer<Float>>, inputOffset: Int = 0,
                       output: UnsafePointer<UnsafeMutablePointer<Float>>, outputOffset: Int = 0) {
-        for (o, row) in rows.enumerated() {
+        var o = 0
+        while o < rows.count {
+            let row = rows[o]
             let dst = output[o] + outputOffset
+            o += 1
             if row.isEmpty {
                 dst.update(repeating: 0, count: frames)
                 continue
@@ -52,7 +58,10 @@ public struct ChannelMatrix: Sendable, Equatable {
                 let g = first.gain
                 for n in 0..<frames { dst[n] = src0[n] * g }
             }
-            for term in row.dropFirst() {
+            var t = 1
+            while t < row.count {
+                let term = row[t]
+                t += 1
                 let src = UnsafePointer(input[term.input] + inputOffset)
                 let g = term.gain
                 for n in 0..<frames { dst[n] += src[n] * g }

@@ -105,17 +105,21 @@ extension AVAudioEngine {
             let (status, source) = self.renderManualCycle(frames: frames)
             let list = UnsafeMutableAudioBufferListPointer(outBuffer)
             let bytesPerFrame = Int(format.streamDescription.pointee.mBytesPerFrame)
-            if list.contains(where: { $0.mData == nil }), let source {
-                // Lend the engine's buffer (Float32 planar formats only).
-                for i in 0..<min(list.count, source.channelCount) where list[i].mData == nil {
-                    list[i].mData = UnsafeMutableRawPointer(source.channels[i])
+            // Buffers without memory borrow the engine's (Float32 planar formats). Index loops:
+            // generic collection algorithms allocate coroutine frames in debug builds.
+            if let source {
+                var i = 0
+                while i < min(list.count, source.channelCount) {
+                    if list[i].mData == nil { list[i].mData = UnsafeMutableRawPointer(source.channels[i]) }
+                    i += 1
                 }
             }
             guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
                 outError?.pointee = OSStatus(kAudioConverterErr_FormatNotSupported)
                 return .error
             }
-            for i in 0..<list.count { list[i].mDataByteSize = UInt32(frames * bytesPerFrame) }
+            var b = 0
+            while b < list.count { list[b].mDataByteSize = UInt32(frames * bytesPerFrame); b += 1 }
             if format.isInterleaved {
                 self.copyOutput(source, frames: frames, to: .interleaved(list[0].mData!, channelCount: Int(format.channelCount), sampleType: type), format: format)
             } else {

@@ -24,7 +24,7 @@ final class SinkRenderer: NodeRenderer {
         stamp.mSampleTime = Double(cycle.sampleTime)
         stamp.mHostTime = cycle.hostTime
         stamp.mRateScalar = 1
-        stamp.mFlags = [.sampleTimeValid, .hostTimeValid, .rateScalarValid]
+        stamp.mFlags = AVAudioTime.renderStampFlags
         _ = block(&stamp, AVAudioFrameCount(cycle.frames), input.bufferList.unsafePointer)
         input.resetBufferList(frames: cycle.frames)
     }

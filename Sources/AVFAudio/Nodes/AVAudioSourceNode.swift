@@ -48,7 +48,7 @@ final class SourceRenderer: NodeRenderer {
         stamp.mSampleTime = Double(cycle.sampleTime)
         stamp.mHostTime = cycle.hostTime
         stamp.mRateScalar = 1
-        stamp.mFlags = [.sampleTimeValid, .hostTimeValid, .rateScalarValid]
+        stamp.mFlags = AVAudioTime.renderStampFlags
         let status = block(&isSilence, &stamp, AVAudioFrameCount(frames), output.bufferList.unsafeMutablePointer)
         // A block may point mData at its own memory: copy it into ours.
         for c in 0..<output.channelCount {

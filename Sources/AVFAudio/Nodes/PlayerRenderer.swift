@@ -161,7 +161,11 @@ final class PlayerRenderer: NodeRenderer {
             pendingPlay = nil
         case .stop:
             flushAll(completing: &pending)
-            for p in playedBack { pending.append(Unmanaged.passUnretained(p.item.takeUnretainedValue() as PendingCompletion)) }
+            var i = 0
+            while i < playedBack.count {
+                pending.append(Unmanaged.passUnretained(playedBack[i].item.takeUnretainedValue() as PendingCompletion))
+                i += 1
+            }
             playedBack.removeAll(keepingCapacity: true)
             playing = false
             pendingPlay = nil
@@ -207,7 +211,8 @@ final class PlayerRenderer: NodeRenderer {
                 var pending: [Unmanaged<PendingCompletion>] = []
                 swap(&pending, &renderPending)
                 apply(command, completing: &pending)
-                for p in pending { events.post(.completion(p)) }
+                var i = 0
+                while i < pending.count { events.post(.completion(pending[i])); i += 1 }
                 pending.removeAll(keepingCapacity: true)
                 swap(&pending, &renderPending)
             }

@@ -105,3 +105,10 @@ open class AVAudioTime: NSObject, @unchecked Sendable {
         return "<AVAudioTime: " + (parts.isEmpty ? "invalid" : parts.joined(separator: ", ")) + ">"
     }
 }
+
+extension AVAudioTime {
+    /// Sample, host and rate-scalar valid: the flags of render-cycle time stamps. A constant built
+    /// once, because an option-set literal builds an array (an allocation in debug builds).
+    static let renderStampFlags = AudioTimeStampFlags(rawValue: AudioTimeStampFlags.sampleTimeValid.rawValue
+        | AudioTimeStampFlags.hostTimeValid.rawValue | AudioTimeStampFlags.rateScalarValid.rawValue)
+}

@@ -35,6 +35,14 @@
 //     thread, so count only synchronous code.
 //   * Interposition needs this target to be linked into the *executable* (a test target, an
 //     executable target). It must not be linked into a shared library other code depends on.
+//     The linker exports a definition from the executable only if a library on the link line
+//     uses it: in the test binary that is malloc, free, calloc, realloc, posix_memalign and
+//     aligned_alloc (what libswiftCore, Foundation, libdispatch and libstdc++ import). A library
+//     loaded later with dlopen that calls memalign/valloc/pvalloc/reallocarray reaches glibc's
+//     versions directly – uncounted, but still the same heap, so nothing breaks.
+//   * Every process that links the target pays the forwarding on every allocator call:
+//     measured about +0.5 ns per malloc/free pair when the C target is optimised and about
+//     +4.5 ns in a debug (-O0) build, against glibc's ~6-7 ns fast path.
 
 #ifndef OAV_ALLOCATION_COUNTER_H
 #define OAV_ALLOCATION_COUNTER_H

@@ -32,7 +32,8 @@ class NodeRenderer {
     /// `state` is what `makeStepState` returned for the plan being rendered (nil by default).
     func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>,
                 state: AnyObject?) {
-        for output in outputs { output.clear(frames: cycle.frames) }
+        var i = 0
+        while i < outputs.count { outputs[i].clear(frames: cycle.frames); i += 1 }
     }
 
     /// Control side, while compiling a plan: build the immutable per-plan state `render` needs

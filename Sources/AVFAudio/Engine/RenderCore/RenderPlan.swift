@@ -96,13 +96,20 @@ final class RenderPlan {
         }
         var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
                                 isOffline: isOffline, events: events)
-        for step in steps {
+        // Index loops: iterating arrays with `for … in` allocates coroutine frames in debug builds.
+        var s = 0
+        while s < steps.count {
+            let step = steps[s]
+            s += 1
             cycle.frames = domainFrames[step.domain]
             cycle.sampleTime = domainTimes[step.domain]
             step.renderer.render(&cycle, inputs: UnsafeBufferPointer(step.inputs), outputs: UnsafeBufferPointer(step.outputs), state: step.state)
             step.node.lastSampleTime.store(cycle.sampleTime, ordering: .relaxed)
             step.node.lastHostTime.store(hostTime, ordering: .relaxed)
-            for (bus, tap) in step.taps {
+            var t = 0
+            while t < step.taps.count {
+                let (bus, tap) = step.taps[t]
+                t += 1
                 tap.capture(step.outputs[bus], frames: cycle.frames, cycle: cycle, events: events)
             }
         }
