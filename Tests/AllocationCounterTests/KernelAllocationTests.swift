@@ -237,25 +237,8 @@ struct MatrixCase: Sendable, CustomStringConvertible {
             matrix.apply(frames: renderFrames, input: inputBase, inputOffset: offset,
                          output: outputBase, outputOffset: 16 - offset)
         }
-        #if DEBUG
-        // Known problem, debug (-Onone) builds only: `apply` iterates `rows.enumerated()` and
-        // `row.dropFirst()`. Unspecialised, each step of those iterators calls the generic
-        // `IndexingIterator.next()`, which reads the element through the `Collection.subscript`
-        // *read coroutine* witness of Array / ArraySlice; the coroutine frame does not fit the
-        // caller's fixed inline buffer, so it is malloc'ed and freed on every step: 40 bytes per
-        // row, 40 + 12 bytes per term after a row's first. That is one allocation per output
-        // channel plus two per extra term, per call (10 for the 5.1 → stereo downmix).
-        // Optimised builds specialise and inline the iterators: zero (this test passes in a
-        // release build). Fix in ChannelMixing.swift: loop over the indices of the concrete
-        // arrays (`for o in 0 ..< rows.count { let row = rows[o] … }`, `var t = 1; while t <
-        // row.count { let term = row[t] … }`), which calls Array's plain getter – measured: 0
-        // allocations in debug. `withKnownIssue` keeps the suite green meanwhile and fails
-        // ("known issue was not recorded") once the fix lands: then delete it.
-        withKnownIssue("ChannelMatrix.apply allocates an iterator coroutine frame per row in -Onone builds") {
-            #expect(counts == .none, "\(c)")
-        }
-        #else
+        // `apply` loops over indices of its concrete arrays (generic iteration would allocate a
+        // coroutine frame per element in -Onone builds), so this holds in debug and release.
         #expect(counts == .none, "\(c)")
-        #endif
     }
 }
