@@ -47,8 +47,17 @@ open class AVAudioConverter: NSObject {
     open var magicCookie: Data?
     /// Priming behaviour of the sample-rate converter; see `AVAudioConverterPrimeMethod`.
     open var primeMethod: AVAudioConverterPrimeMethod = .normal
-    /// The sample-rate converter's priming frames (zero without a rate change).
-    open var primeInfo = AVAudioConverterPrimeInfo()
+    /// The sample-rate converter's priming frames: how much input before the first output frame
+    /// (with `.pre`) and after the last one its filter uses. Zero without a rate change.
+    /// (Settable for compatibility; the converter's filter determines the values it reports.)
+    open var primeInfo: AVAudioConverterPrimeInfo {
+        get {
+            guard let src = rateStage() else { return storedPrimeInfo }
+            return AVAudioConverterPrimeInfo(leadingFrames: AVAudioFrameCount(src.leadingFrames), trailingFrames: AVAudioFrameCount(src.trailingFrames))
+        }
+        set { storedPrimeInfo = newValue }
+    }
+    private var storedPrimeInfo = AVAudioConverterPrimeInfo()
     /// Sample-rate converter quality, an `AVAudioQuality` raw value (default `.high`).
     open var sampleRateConverterQuality: Int = AVAudioQuality.high.rawValue
     /// Sample-rate converter algorithm (`AVSampleRateConverterAlgorithm_Normal` by default).
@@ -82,6 +91,46 @@ open class AVAudioConverter: NSObject {
     private lazy var inputScratch = PlanarFloatBuffer(channels: Int(inputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
     private lazy var mixScratch = PlanarFloatBuffer(channels: Int(outputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
 
+    /// The sample-rate converter (created on first use, from the quality, algorithm and prime
+    /// method in effect then; `reset()` re-creates it if they changed).
+    private var resampler: SampleRateConverter?
+    /// Mixed input waiting for the resampler: frames `mixStart ..< mixStart + mixCount` of mixScratch.
+    private var mixStart = 0
+    private var mixCount = 0
+    private lazy var rateScratch = PlanarFloatBuffer(channels: Int(outputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
+    private var inputPointerScratch = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 1)
+
+    var changesRate: Bool { inputFormat.sampleRate != outputFormat.sampleRate }
+
+    /// The resampler, built on first use.
+    private func rateStage() -> SampleRateConverter? {
+        guard changesRate else { return nil }
+        if let resampler { return resampler }
+        let quality: ResamplerQuality
+        switch sampleRateConverterQuality {
+        case ..<AVAudioQuality.low.rawValue: quality = .min
+        case ..<AVAudioQuality.medium.rawValue: quality = .low
+        case ..<AVAudioQuality.high.rawValue: quality = .medium
+        case ..<AVAudioQuality.max.rawValue: quality = .high
+        default: quality = .max
+        }
+        let priming: ResamplerPriming
+        switch primeMethod {
+        case .pre: priming = .preroll
+        case .normal: priming = .aligned
+        case .none: priming = .delayed
+        }
+        let phase: ResamplerPhase = sampleRateConverterAlgorithm == AVSampleRateConverterAlgorithm_MinimumPhase ? .minimum : .linear
+        let src = SampleRateConverter(inputRate: inputFormat.sampleRate, outputRate: outputFormat.sampleRate,
+                                      channels: Int(outputFormat.channelCount), quality: quality, phase: phase, priming: priming)
+        resampler = src
+        inputPointerScratch.deallocate()
+        inputPointerScratch = .allocate(capacity: max(1, Int(outputFormat.channelCount)))
+        return src
+    }
+
+    deinit { inputPointerScratch.deallocate() }
+
     /// Frames per internal conversion step: 4096 frames keep each stage's scratch in L1/L2.
     static let chunkFrames = 4096
 
@@ -89,8 +138,7 @@ open class AVAudioConverter: NSObject {
     /// arrive with the codec work) or the formats cannot be converted.
     public init?(from fromFormat: AVAudioFormat, to toFormat: AVAudioFormat) {
         guard fromFormat.isPCM, toFormat.isPCM,
-              fromFormat.processingSampleType != nil, toFormat.processingSampleType != nil,
-              fromFormat.sampleRate == toFormat.sampleRate else { return nil }
+              fromFormat.processingSampleType != nil, toFormat.processingSampleType != nil else { return nil }
         inputFormat = fromFormat
         outputFormat = toFormat
         channelMap = []
@@ -105,6 +153,9 @@ open class AVAudioConverter: NSObject {
         endOfStreamSeen = false
         finished = false
         ditherState = TPDFDither()
+        resampler = nil
+        mixStart = 0
+        mixCount = 0
     }
 
     private var ditherActive: Bool {
@@ -188,6 +239,9 @@ open class AVAudioConverter: NSObject {
             return .error
         }
         output.frameLength = 0
+        if changesRate {
+            return convertWithRateChange(to: output, error: outError, withInputFrom: inputBlock)
+        }
         let capacity = Int(output.frameCapacity)
         var produced = 0
         while produced < capacity {
@@ -236,6 +290,94 @@ open class AVAudioConverter: NSObject {
             case .endOfStream:
                 endOfStreamSeen = true
                 // A buffer returned along with .endOfStream still counts as input.
+                if let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0, (try? checkInput(pcm)) != nil {
+                    heldInput = pcm
+                    heldOffset = 0
+                }
+            }
+        }
+        output.frameLength = AVAudioFrameCount(produced)
+        return .haveData
+    }
+
+    /// The pull loop with a resampler: input → Float32 → channel matrix → resampler → output.
+    private func convertWithRateChange(to output: AVAudioPCMBuffer, error outError: NSErrorPointer,
+                                       withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
+        let src = rateStage()!
+        let channels = Int(outputFormat.channelCount)
+        let capacity = Int(output.frameCapacity)
+        var produced = 0
+        let rateOut = UnsafeBufferPointer(start: rateScratch.pointers, count: channels)
+        while produced < capacity {
+            // 1. Feed buffered, mixed input to the resampler.
+            if mixCount > 0 {
+                for c in 0..<channels { inputPointerScratch[c] = UnsafePointer(mixScratch.pointers[c]) }
+                let r = src.process(input: UnsafeBufferPointer(start: inputPointerScratch, count: channels), offset: mixStart,
+                                    inputFrames: mixCount, output: rateOut, offset: 0,
+                                    outputCapacity: min(AVAudioConverter.chunkFrames, capacity - produced))
+                mixStart += r.consumed
+                mixCount -= r.consumed
+                if r.produced > 0 {
+                    writeOutput(from: rateScratch, frames: r.produced, to: output, at: produced)
+                    produced += r.produced
+                }
+                if r.consumed > 0 || r.produced > 0 { continue }
+            }
+            // 2. Convert and mix the next piece of held input.
+            if let held = heldInput, heldOffset < Int(held.frameLength) {
+                let n = min(Int(held.frameLength) - heldOffset, AVAudioConverter.chunkFrames)
+                SampleConversion.convert(frameCount: n, from: held.processingBufferPointer, atFrame: heldOffset,
+                                         to: inputScratch.processing, atFrame: 0)
+                matrix.apply(frames: n, input: inputScratch.readPointers, output: mixScratch.readPointers)
+                heldOffset += n
+                mixStart = 0
+                mixCount = n
+                continue
+            }
+            heldInput = nil
+            heldOffset = 0
+            // 3. End of stream: drain the filter's tail.
+            if endOfStreamSeen {
+                let k = src.flush(output: rateOut, outputCapacity: min(AVAudioConverter.chunkFrames, capacity - produced))
+                if k == 0 {
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return produced > 0 ? .haveData : .endOfStream
+                }
+                writeOutput(from: rateScratch, frames: k, to: output, at: produced)
+                produced += k
+                continue
+            }
+            // 4. Ask the client for input.
+            var status = AVAudioConverterInputStatus.haveData
+            let needed = max(1, src.inputFramesNeeded(forOutputFrames: capacity - produced))
+            let buffer = inputBlock(AVAudioPacketCount(clamping: needed), &status)
+            switch status {
+            case .haveData:
+                guard let pcm = buffer as? AVAudioPCMBuffer else {
+                    if buffer != nil {
+                        outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the input block returned a compressed buffer; the input format is \(inputFormat)")
+                        output.frameLength = AVAudioFrameCount(produced)
+                        return .error
+                    }
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .inputRanDry
+                }
+                do { try checkInput(pcm) } catch {
+                    outError?.pointee = error as NSError
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .error
+                }
+                if pcm.frameLength == 0 {
+                    output.frameLength = AVAudioFrameCount(produced)
+                    return .inputRanDry
+                }
+                heldInput = pcm
+                heldOffset = 0
+            case .noDataNow:
+                output.frameLength = AVAudioFrameCount(produced)
+                return .inputRanDry
+            case .endOfStream:
+                endOfStreamSeen = true
                 if let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0, (try? checkInput(pcm)) != nil {
                     heldInput = pcm
                     heldOffset = 0
