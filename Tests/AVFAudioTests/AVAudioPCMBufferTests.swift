@@ -23,6 +23,19 @@ import AVFoundation
         #expect((0..<3000).allSatisfy { data[0][$0] == 0 })
     }
 
+    /// Large buffers come from kernel-zeroed pages: still zeroed, aligned and writable.
+    @Test func largeBuffersAreZeroedAndAligned() throws {
+        let f = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
+        let b = try #require(AVAudioPCMBuffer(pcmFormat: f, frameCapacity: 1_000_000))
+        let data = try #require(b.floatChannelData)
+        #expect(Int(bitPattern: data[0]) % 64 == 0)
+        #expect(data[1] == data[0] + 1_000_000)
+        #expect(stride(from: 0, to: 1_000_000, by: 997).allSatisfy { data[0][$0] == 0 && data[1][$0] == 0 })
+        data[1][999_999] = 0.5
+        b.frameLength = 1_000_000
+        #expect(b.audioBufferList.pointee.mBuffers.mDataByteSize == 4_000_000)
+    }
+
     @Test func interleavedBufferHasOnePointer() throws {
         let f = try #require(AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 48_000, channels: 2, interleaved: true))
         let b = try #require(AVAudioPCMBuffer(pcmFormat: f, frameCapacity: 64))

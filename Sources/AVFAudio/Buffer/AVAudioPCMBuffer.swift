@@ -18,8 +18,9 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
     /// The buffer's capacity in sample frames.
     public let frameCapacity: AVAudioFrameCount
     private var _frameLength: AVAudioFrameCount = 0
-    /// Owned sample memory (nil when wrapping a caller's buffer list).
+    /// Owned sample memory (nil when wrapping a caller's buffer list), and its size.
     private let samples: UnsafeMutableRawPointer?
+    private let sampleBytes: Int
     private let deallocator: ((UnsafePointer<AudioBufferList>) -> Void)?
     /// Per-channel pointers: `channelCount` entries when deinterleaved, 1 when interleaved.
     private let channelPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
@@ -37,13 +38,10 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
         let perBuffer = bytesPerFrame * Int(frameCapacity)
         let (total, overflow) = perBuffer.multipliedReportingOverflow(by: buffers)
         guard !overflow else { return nil }
-        var memory: UnsafeMutableRawPointer?
-        // 64-byte alignment: whole cache lines and aligned SIMD loads for every channel whose
-        // stride is a multiple of 16 frames.
-        guard posix_memalign(&memory, 64, max(total, 64)) == 0, let memory else { return nil }
-        memset(memory, 0, max(total, 64))
+        guard let memory = SampleMemory.allocateZeroed(byteCount: max(total, 64)) else { return nil }
         self.frameCapacity = frameCapacity
         samples = memory
+        sampleBytes = max(total, 64)
         deallocator = nil
         channelPointerCount = buffers
         bytesPerFrameInBuffer = bytesPerFrame
@@ -76,6 +74,7 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
         }
         frameCapacity = AVAudioFrameCount(Int(byteSize) / bytesPerFrame)
         samples = nil
+        sampleBytes = 0
         self.deallocator = deallocator
         channelPointerCount = buffers
         bytesPerFrameInBuffer = bytesPerFrame
@@ -90,7 +89,7 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
     private var _wrappedList: UnsafePointer<AudioBufferList>?
 
     deinit {
-        if let samples { free(samples) }
+        if let samples { SampleMemory.deallocate(samples, byteCount: sampleBytes) }
         if let deallocator, let _wrappedList { deallocator(_wrappedList) }
         channelPointers.deallocate()
     }
@@ -144,5 +143,39 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
 
     open override var description: String {
         "<AVAudioPCMBuffer: \(frameLength)/\(frameCapacity) frames, \(format)>"
+    }
+}
+
+/// Zeroed sample memory for PCM buffers.
+///
+/// Small buffers: `posix_memalign` (64-byte aligned: whole cache lines, aligned SIMD loads) and
+/// `memset`. Large buffers (2 MiB and up — a whole decoded file, say): an anonymous `mmap`, which
+/// the kernel hands out already zeroed, advised to use transparent huge pages. Measured on a
+/// 10-minute stereo buffer (230 MB): posix_memalign + memset with 4 KiB pages costs ~220 ms of
+/// page faults, mmap + MADV_HUGEPAGE ~40 ms, which decides whether reading a whole file into one
+/// buffer beats libsndfile (see Benchmarks/results/io-latest.md).
+enum SampleMemory {
+    static let mmapThreshold = 2 << 20
+
+    static func allocateZeroed(byteCount: Int) -> UnsafeMutableRawPointer? {
+        if byteCount >= mmapThreshold {
+            let p = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            if let p, p != MAP_FAILED {
+                _ = madvise(p, byteCount, 14)   // MADV_HUGEPAGE
+                return p
+            }
+        }
+        var memory: UnsafeMutableRawPointer?
+        guard posix_memalign(&memory, 64, byteCount) == 0, let memory else { return nil }
+        memset(memory, 0, byteCount)
+        return memory
+    }
+
+    static func deallocate(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
+        if byteCount >= mmapThreshold {
+            munmap(pointer, byteCount)
+        } else {
+            free(pointer)
+        }
     }
 }
