@@ -1,29 +1,65 @@
-// `avaudio convert IN OUT [options]`: rewrite an audio file in another container and/or sample
-// format, like macOS's afconvert (without sample-rate or channel-count conversion, which arrive
-// with AVAudioConverter).
+// `avaudio convert IN OUT [options]`: rewrite an audio file in another container, sample format,
+// sample rate and/or channel count, like macOS's afconvert.
 //
 //     avaudio convert take.wav take.caf --bits 24
 //     avaudio convert take.wav take.aifc --float --bits 64
-//     avaudio convert take.wav phone.au --ulaw
+//     avaudio convert take.wav phone.au --ulaw --rate 8000 --channels 1 --downmix
 //     avaudio convert take.caf out.bin --format wav
+//     avaudio convert master.wav cd.wav --rate 44100 --bits 16 --dither --quality max
 //
-// The file is streamed in chunks of 65536 frames. Samples travel through Float32 buffers, or
-// Float64 ones when either side holds more than 24 bits of precision (32-bit integers, 64-bit
-// floats), so every conversion that can be exact is.
+// Two paths, both streaming the file in chunks of 65536 frames:
+//
+//  * Same sample rate and channel count, no dither: AVAudioFile reads into Float32 buffers (or
+//    Float64 ones when either side holds more than 24 bits of precision: 32-bit integers, 64-bit
+//    floats) and AVAudioFile writes them; the file encodings do the rest, so every conversion that
+//    can be exact is.
+//  * Otherwise an AVAudioConverter sits between the two files:
+//
+//        input file ──► Float32 standard ──► AVAudioConverter ──► Float32 standard ──► output file
+//        (any encoding)  (AVAudioFile)        rate, channels       (new rate/channels)   (its encoding)
+//
+//    pulled through `convert(to:error:withInputFrom:)`: the input block reads the next chunk of
+//    the file and reports `.endOfStream` at its end, after which the converter drains its
+//    filter's tail, so N input frames become exactly round(N × out/in) output frames.
+//    With --dither the converter's output is the integer processing format of the output file
+//    instead (see `ditherCommonFormat`).
 import AVFoundation
 import ArgumentParser
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert an audio file to another container or sample format.",
+        abstract: "Convert an audio file to another container, sample format, sample rate or channel count.",
         discussion: """
             The output container comes from --format, else from OUT's extension (.wav, .aif/.aiff, \
             .aifc, .caf, .au/.snd). The sample format defaults to the input's (bit depth, integer \
-            or float, µ-law/A-law); flags override it. Sample rate and channel count are kept.
+            or float, µ-law/A-law); flags override it. Sample rate and channel count are kept \
+            unless --rate or --channels change them, through AVAudioConverter.
+
+            Channel count changes remap channels by their layout labels (stereo → mono keeps the \
+            left channel; mono → stereo copies it to both), or with --downmix mix them \
+            (ITU-R BS.775: stereo → mono is the average of left and right; 5.1 → stereo folds the \
+            centre and surrounds in at -3 dB). Outputs of more than two channels get a layout: \
+            3 MPEG_3_0_A, 4 Quadraphonic, 5 MPEG_5_0_A, 6 MPEG_5_1_A, 7 MPEG_6_1_A, 8 MPEG_7_1_C, \
+            others DiscreteInOrder.
             """
     )
 
     static let chunkFrames: AVAudioFrameCount = 65_536
+
+    /// Sample-rate converter quality, as `AVAudioQuality`.
+    enum Quality: String, CaseIterable, ExpressibleByArgument {
+        case min, low, medium, high, max
+
+        var avQuality: AVAudioQuality {
+            switch self {
+            case .min: return .min
+            case .low: return .low
+            case .medium: return .medium
+            case .high: return .high
+            case .max: return .max
+            }
+        }
+    }
 
     @Argument(help: "The file to read.")
     var input: String
@@ -52,8 +88,20 @@ struct Convert: ParsableCommand {
     @Flag(help: "Write G.711 A-law.")
     var alaw = false
 
-    @Option(help: "Output channel count (must equal the input's for now).")
+    @Option(help: "Output sample rate in Hz (default: the input's).")
+    var rate: Double?
+
+    @Option(help: "Sample-rate converter quality: min, low, medium, high or max (max also selects the mastering algorithm).")
+    var quality: Quality = .high
+
+    @Option(help: "Output channel count (default: the input's).")
     var channels: Int?
+
+    @Flag(help: "Mix channels when changing the channel count, instead of remapping them.")
+    var downmix = false
+
+    @Flag(help: "Add TPDF dither when quantising to 16- or 32-bit integers.")
+    var dither = false
 
     @Flag(help: "Show a progress bar on standard error even when it is not a terminal.")
     var progress = false
@@ -76,7 +124,27 @@ struct Convert: ParsableCommand {
             throw ValidationError("--\(ulaw ? "ulaw" : "alaw") cannot be combined with --float or --bits (G.711 samples are 8-bit)")
         }
         if bigEndian && littleEndian { throw ValidationError("--big-endian and --little-endian are exclusive") }
-        if let channels, channels < 1 { throw ValidationError("--channels must be at least 1") }
+        if let channels, channels < 1 || channels > 64 { throw ValidationError("--channels must be between 1 and 64, not \(channels)") }
+        if let rate, !(rate >= 1 && rate <= 3_072_000) {
+            throw ValidationError("--rate must be a sample rate in Hz between 1 and 3072000, not \(rate)")
+        }
+        if dither && float { throw ValidationError("--dither applies when writing integers, not with --float") }
+        if dither && (ulaw || alaw) { throw ValidationError("--dither applies when writing linear integers, not G.711") }
+    }
+
+    /// What the conversion does, decided once the input has been opened.
+    private struct Plan {
+        var inFacts: FormatFacts
+        var settings: [String: Any]
+        var outRate: Double
+        var outChannels: Int
+        var changesRate: Bool { outRate != inFacts.sampleRate }
+        var changesChannels: Bool { outChannels != inFacts.channels }
+        /// The integer processing format the converter dithers to, when dithering.
+        var ditherFormat: AVAudioCommonFormat?
+        /// Why --dither was not applied (the conversion is exact), for --verbose.
+        var ditherSkipped: String?
+        var usesConverter: Bool { changesRate || changesChannels || ditherFormat != nil }
     }
 
     mutating func run() throws {
@@ -87,20 +155,29 @@ struct Convert: ParsableCommand {
             throw ExitCode.failure
         }
 
-        let inFile: AVAudioFile
         do {
             // Opened once to learn the file format; reopened below in the processing format we pick.
             let probe = try AVAudioFile(forReading: inURL)
-            let inFacts = FormatFacts(probe.fileFormat)
-            if let channels, channels != inFacts.channels {
+            let plan: Plan
+            do {
+                plan = try makePlan(for: probe.fileFormat)
+            } catch {
                 probe.close()
-                throw ToolError("cannot write \(channels) channel\(channels == 1 ? "" : "s") from '\(input)', which has \(inFacts.channels): channel count conversion arrives with AVAudioConverter")
+                throw error
             }
-            let settings = outputSettings(for: probe.fileFormat)
-            let common: AVAudioCommonFormat = max(precision(of: inFacts), outputPrecision(settings)) > 24 ? .pcmFormatFloat64 : .pcmFormatFloat32
             probe.close()
-            inFile = try AVAudioFile(forReading: inURL, commonFormat: common, interleaved: false)
-            try convert(inFile, to: outURL, settings: settings)
+            if plan.usesConverter {
+                // The converter works in Float32 whenever it resamples or mixes; a dither-only
+                // conversion goes straight from the read format to the dithered integers.
+                let common: AVAudioCommonFormat = !plan.changesRate && !plan.changesChannels && precision(of: plan.inFacts) > 24
+                    ? .pcmFormatFloat64 : .pcmFormatFloat32
+                let inFile = try AVAudioFile(forReading: inURL, commonFormat: common, interleaved: false)
+                try convertWithConverter(inFile, to: outURL, plan: plan)
+            } else {
+                let common: AVAudioCommonFormat = max(precision(of: plan.inFacts), outputPrecision(plan.settings)) > 24 ? .pcmFormatFloat64 : .pcmFormatFloat32
+                let inFile = try AVAudioFile(forReading: inURL, commonFormat: common, interleaved: false)
+                try copySamples(inFile, to: outURL, plan: plan)
+            }
         } catch let error as ExitCode {
             throw error
         } catch {
@@ -109,38 +186,193 @@ struct Convert: ParsableCommand {
         }
     }
 
-    /// Streams `inFile` into a new file at `outURL`.
-    private func convert(_ inFile: AVAudioFile, to outURL: URL, settings: [String: Any]) throws {
+    private func makePlan(for inFormat: AVAudioFormat) throws -> Plan {
+        let inFacts = FormatFacts(inFormat)
+        let outRate = rate ?? inFacts.sampleRate
+        let outChannels = channels ?? inFacts.channels
+        let settings = outputSettings(for: inFormat, sampleRate: outRate, channels: outChannels)
+        var plan = Plan(inFacts: inFacts, settings: settings, outRate: outRate, outChannels: outChannels)
+        if dither {
+            // Dither belongs where the samples are rounded to the file's integers, at the file's
+            // LSB. AVAudioConverter dithers to its *output* format's LSB, so the converter must
+            // produce the file's own integers: Int16 for 16-bit files, Int32 for 32-bit ones, which
+            // AVAudioFile then stores unchanged. No processing format has 8 or 24 bits: dithering to
+            // Int16/Int32 there would be 256 times too small and the file would still round
+            // undithered, so those depths are refused rather than silently not dithered.
+            guard let depth = outputIntegerDepth(settings) else {
+                throw ToolError("--dither applies when writing integers; '\(output)' would hold \(sampleKind(settings)) samples (the input's format; choose integers with --bits)")
+            }
+            guard depth == 16 || depth == 32 else {
+                throw ToolError("--dither needs 16- or 32-bit integer output (AVAudioConverter dithers to Int16 or Int32, the processing formats of those depths), not \(depth)-bit: add --bits 16")
+            }
+            // Rounding is needed only when samples leave the output's grid: resampling, mixing
+            // channels, or more precision in than out. A remap or a widening copy is exact.
+            if plan.changesRate || (plan.changesChannels && downmix) || precision(of: inFacts) > depth {
+                plan.ditherFormat = depth == 16 ? .pcmFormatInt16 : .pcmFormatInt32
+            } else {
+                plan.ditherSkipped = "every \(precision(of: inFacts))-bit input sample is exact in \(depth) bits"
+            }
+        }
+        return plan
+    }
+
+    // MARK: Copy (same rate and channels)
+
+    /// Streams `inFile` into a new file at `outURL`, sample for sample.
+    private func copySamples(_ inFile: AVAudioFile, to outURL: URL, plan: Plan) throws {
         defer { inFile.close() }
+        guard let buffer = AVAudioPCMBuffer(pcmFormat: inFile.processingFormat, frameCapacity: Convert.chunkFrames) else {
+            throw ToolError("cannot allocate a \(Convert.chunkFrames)-frame buffer in \(inFile.processingFormat)")
+        }
+        var read: Int64 = 0
+        let (written, format) = try stream(to: outURL, settings: plan.settings, commonFormat: inFile.processingFormat.commonFormat,
+                                           total: inFile.length) {
+            try inFile.read(into: buffer)
+            read += Int64(buffer.frameLength)
+            return buffer.frameLength == 0 ? nil : (buffer, read)
+        }
+        if verbose {
+            var line = "\(input) → \(output): \(written) frames, \(FormatFacts(format).summary)"
+            if let skipped = plan.ditherSkipped { line += "; no dither needed (\(skipped))" }
+            print(line)
+        }
+    }
+
+    // MARK: AVAudioConverter (rate, channels, dither)
+
+    /// Streams `inFile` through an AVAudioConverter into a new file at `outURL`.
+    private func convertWithConverter(_ inFile: AVAudioFile, to outURL: URL, plan: Plan) throws {
+        defer { inFile.close() }
+        let inFormat = inFile.processingFormat
+        let outCommon = plan.ditherFormat ?? .pcmFormatFloat32
+        let outFormat: AVAudioFormat
+        if let layout = outputLayout(channels: plan.outChannels, input: inFormat) {
+            outFormat = AVAudioFormat(commonFormat: outCommon, sampleRate: plan.outRate, interleaved: false, channelLayout: layout)
+        } else if let format = AVAudioFormat(commonFormat: outCommon, sampleRate: plan.outRate,
+                                             channels: AVAudioChannelCount(plan.outChannels), interleaved: false) {
+            outFormat = format
+        } else {
+            throw ToolError("cannot describe \(plan.outChannels) channels at \(formatRate(plan.outRate)) Hz")
+        }
+        guard let converter = AVAudioConverter(from: inFormat, to: outFormat) else {
+            throw ToolError("AVAudioConverter cannot convert \(inFormat) to \(outFormat)")
+        }
+        converter.sampleRateConverterQuality = quality.avQuality.rawValue
+        if quality == .max { converter.sampleRateConverterAlgorithm = AVSampleRateConverterAlgorithm_Mastering }
+        converter.downmix = downmix
+        converter.dither = plan.ditherFormat != nil
+
+        guard let inBuffer = AVAudioPCMBuffer(pcmFormat: inFormat, frameCapacity: Convert.chunkFrames),
+              let outBuffer = AVAudioPCMBuffer(pcmFormat: outFormat, frameCapacity: Convert.chunkFrames) else {
+            throw ToolError("cannot allocate \(Convert.chunkFrames)-frame buffers in \(inFormat) and \(outFormat)")
+        }
+        var read: Int64 = 0
+        var inputFinished = false
+        var readError: Error?
+        let (written, format) = try stream(to: outURL, settings: plan.settings, commonFormat: outCommon, total: inFile.length) {
+            var convertError: NSError?
+            // The converter calls the block only once it has taken in the previous buffer's
+            // frames, so one input buffer can be refilled each time.
+            let status = converter.convert(to: outBuffer, error: &convertError) { _, inputStatus in
+                if inputFinished {
+                    inputStatus.pointee = .endOfStream
+                    return nil
+                }
+                do {
+                    try inFile.read(into: inBuffer)
+                } catch {
+                    readError = error
+                    inputFinished = true
+                    inputStatus.pointee = .endOfStream
+                    return nil
+                }
+                if inBuffer.frameLength == 0 {
+                    inputFinished = true
+                    inputStatus.pointee = .endOfStream
+                    return nil
+                }
+                read += Int64(inBuffer.frameLength)
+                inputStatus.pointee = .haveData
+                return inBuffer
+            }
+            if let readError { throw readError }
+            switch status {
+            case .haveData, .inputRanDry:
+                // The block never reports .noDataNow, so running dry with nothing is a converter fault.
+                guard outBuffer.frameLength > 0 || status == .haveData else {
+                    throw ToolError("AVAudioConverter ran dry converting \(inFormat) to \(outFormat)")
+                }
+                return (outBuffer, read)
+            case .endOfStream:
+                return outBuffer.frameLength > 0 ? (outBuffer, read) : nil
+            case .error:
+                throw convertError ?? ToolError("AVAudioConverter failed converting \(inFormat) to \(outFormat)")
+            }
+        }
+        // The converter's guarantee: N frames in, round(N × out/in) out (exactly N × out/in + ½,
+        // rounded down, computed in integers when both rates are whole numbers).
+        let expected = expectedOutputFrames(read, from: plan.inFacts.sampleRate, to: plan.outRate)
+        if written != expected {
+            writeStandardError("avaudio: warning: wrote \(written) frames to '\(output)', expected \(expected) (\(read) × \(formatRate(plan.outRate)) / \(formatRate(plan.inFacts.sampleRate)))\n")
+        }
+        if verbose {
+            var steps: [String] = []
+            if plan.changesRate {
+                var text = "\(formatRate(plan.inFacts.sampleRate)) → \(formatRate(plan.outRate)) Hz (quality \(quality.rawValue)"
+                if quality == .max { text += ", mastering" }
+                steps.append(text + ")")
+            }
+            if plan.changesChannels {
+                steps.append("\(plan.inFacts.channels) → \(plan.outChannels) channels (\(downmix ? "downmix" : "remap"))")
+            }
+            if plan.ditherFormat != nil { steps.append("TPDF dither") }
+            print("\(input) → \(output): \(read) → \(written) frames, \(steps.joined(separator: ", ")); \(FormatFacts(format).summary)")
+        }
+    }
+
+    /// round(frames × outRate / inRate), halves up, exactly when the rates are whole numbers.
+    private func expectedOutputFrames(_ frames: Int64, from inRate: Double, to outRate: Double) -> Int64 {
+        if inRate == inRate.rounded(), outRate == outRate.rounded(), inRate < 1e9, outRate < 1e9 {
+            let i = Int64(inRate), o = Int64(outRate)
+            let (product, overflow) = frames.multipliedReportingOverflow(by: 2 * o)
+            if !overflow { return (product + i) / (2 * i) }
+        }
+        return Int64((Double(frames) * outRate / inRate + 0.5).rounded(.down))
+    }
+
+    // MARK: Streaming
+
+    /// Creates the output file and writes every buffer `next` returns (with the input frames read
+    /// so far, for the progress bar) until it returns nil. On failure the output file is removed.
+    /// Returns the frames written and the file's format.
+    private func stream(to outURL: URL, settings: [String: Any], commonFormat: AVAudioCommonFormat, total: Int64,
+                        next: () throws -> (AVAudioPCMBuffer, Int64)?) throws -> (Int64, AVAudioFormat) {
         let outFile: AVAudioFile
         do {
-            outFile = try AVAudioFile(forWriting: outURL, settings: settings,
-                                      commonFormat: inFile.processingFormat.commonFormat, interleaved: false)
+            outFile = try AVAudioFile(forWriting: outURL, settings: settings, commonFormat: commonFormat, interleaved: false)
         } catch {
             reportError(error, path: output)
             throw ExitCode.failure
         }
-        guard let buffer = AVAudioPCMBuffer(pcmFormat: inFile.processingFormat, frameCapacity: Convert.chunkFrames) else {
-            outFile.close()
-            try? FileManager.default.removeItem(at: outURL)
-            throw ToolError("cannot allocate a \(Convert.chunkFrames)-frame buffer in \(inFile.processingFormat)")
-        }
-        let total = inFile.length
         let showProgress = progress || (ProgressBar.standardErrorIsTerminal && total > 8 * Int64(Convert.chunkFrames))
         var bar = showProgress ? ProgressBar(total: total, label: (output as NSString).lastPathComponent) : nil
-        var done: Int64 = 0
+        var written: Int64 = 0
+        var shown: Int64 = -1
         do {
-            while true {
-                try inFile.read(into: buffer)
-                if buffer.frameLength == 0 { break }
-                do {
-                    try outFile.write(from: buffer)
-                } catch {
-                    reportError(error, path: output)
-                    throw ExitCode.failure
+            while let (buffer, done) = try next() {
+                if buffer.frameLength > 0 {
+                    do {
+                        try outFile.write(from: buffer)
+                    } catch {
+                        reportError(error, path: output)
+                        throw ExitCode.failure
+                    }
+                    written += Int64(buffer.frameLength)
                 }
-                done += Int64(buffer.frameLength)
-                bar?.update(done)
+                if done != shown {
+                    bar?.update(done)
+                    shown = done
+                }
             }
         } catch {
             bar?.finish()
@@ -149,23 +381,42 @@ struct Convert: ParsableCommand {
             throw error
         }
         bar?.finish()
-        let written = outFile.fileFormat
+        let format = outFile.fileFormat
         outFile.close()
-        if verbose {
-            print("\(input) → \(output): \(done) frames, \(FormatFacts(written).summary)")
-        }
+        return (written, format)
     }
 
-    /// The settings of the output file: the input's sample rate, channels and layout; the sample
-    /// format from the flags, defaulting to the input's.
-    private func outputSettings(for inFormat: AVAudioFormat) -> [String: Any] {
+    // MARK: Formats
+
+    /// The layout of an output with `channels` channels: the input's when the count is kept, none
+    /// for mono and stereo (implied), else the usual layout of that many channels.
+    private func outputLayout(channels: Int, input: AVAudioFormat) -> AVAudioChannelLayout? {
+        if channels == Int(input.channelCount) { return input.channelLayout }
+        if channels <= 2 { return nil }
+        let tag: AudioChannelLayoutTag
+        switch channels {
+        case 3: tag = kAudioChannelLayoutTag_MPEG_3_0_A
+        case 4: tag = kAudioChannelLayoutTag_Quadraphonic
+        case 5: tag = kAudioChannelLayoutTag_MPEG_5_0_A
+        case 6: tag = kAudioChannelLayoutTag_MPEG_5_1_A
+        case 7: tag = kAudioChannelLayoutTag_MPEG_6_1_A
+        case 8: tag = kAudioChannelLayoutTag_MPEG_7_1_C
+        default: tag = kAudioChannelLayoutTag_DiscreteInOrder | AudioChannelLayoutTag(channels)
+        }
+        return AVAudioChannelLayout(layoutTag: tag)
+    }
+
+    /// The settings of the output file: the requested (else the input's) sample rate, channels and
+    /// layout; the sample format from the flags, defaulting to the input's.
+    private func outputSettings(for inFormat: AVAudioFormat, sampleRate: Double, channels: Int) -> [String: Any] {
         let facts = FormatFacts(inFormat)
         var settings: [String: Any] = [
-            AVSampleRateKey: facts.sampleRate,
-            AVNumberOfChannelsKey: facts.channels,
+            AVSampleRateKey: sampleRate,
+            AVNumberOfChannelsKey: channels,
         ]
-        if let layout = inFormat.settings[AVChannelLayoutKey] {
-            settings[AVChannelLayoutKey] = layout
+        if let layout = outputLayout(channels: channels, input: inFormat),
+           let data = AVAudioFormat(standardFormatWithSampleRate: sampleRate, channelLayout: layout).settings[AVChannelLayoutKey] {
+            settings[AVChannelLayoutKey] = data
         }
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
         if let format { settings[AVAudioFileTypeKey] = format.fileTypeID }
@@ -216,5 +467,23 @@ struct Convert: ParsableCommand {
               let depth = settings[AVLinearPCMBitDepthKey] as? Int else { return 14 }
         if settings[AVLinearPCMIsFloatKey] as? Bool == true { return depth == 64 ? 53 : 24 }
         return depth
+    }
+
+    /// "32-bit float", "µ-law", "A-law" or "16-bit integer" for output settings.
+    private func sampleKind(_ settings: [String: Any]) -> String {
+        switch settings[AVFormatIDKey] as? AudioFormatID {
+        case kAudioFormatULaw?: return "µ-law"
+        case kAudioFormatALaw?: return "A-law"
+        default:
+            let depth = settings[AVLinearPCMBitDepthKey] as? Int ?? 0
+            return "\(depth)-bit " + (settings[AVLinearPCMIsFloatKey] as? Bool == true ? "float" : "integer")
+        }
+    }
+
+    /// The bit depth of integer linear PCM output settings, or nil for float and G.711.
+    private func outputIntegerDepth(_ settings: [String: Any]) -> Int? {
+        guard let id = settings[AVFormatIDKey] as? AudioFormatID, id == kAudioFormatLinearPCM,
+              settings[AVLinearPCMIsFloatKey] as? Bool != true else { return nil }
+        return settings[AVLinearPCMBitDepthKey] as? Int
     }
 }

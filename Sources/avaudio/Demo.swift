@@ -1,8 +1,8 @@
-// `avaudio demo`: a self-test of the file layer through the public API.
+// `avaudio demo`: a self-test of the file layer and the engine through the public API.
 //
-// Synthesises half a second of test signal (stereo: a 997 Hz sine at -6 dBFS left and a 1499 Hz
-// sine at -12 dBFS right; 5.1: six tones), writes it in every container × sample format the
-// framework supports, reads every file back with AVAudioFile and checks the length, the file
+// Files: synthesises half a second of test signal (stereo: a 997 Hz sine at -6 dBFS left and a
+// 1499 Hz sine at -12 dBFS right; 5.1: six tones), writes it in every container × sample format
+// the framework supports, reads every file back with AVAudioFile and checks the length, the file
 // format, the channel layout (5.1) and every sample:
 //
 //  * integer formats: within one LSB of the file's bit depth;
@@ -10,15 +10,23 @@
 //  * µ-law / A-law: within half the G.711 quantisation step at the sample's level, plus one LSB
 //    of the 14-bit (µ-law) or 13-bit (A-law) linear range the laws are defined on.
 //
-// Exits 0 only when every file passes.
+// Engine: renders a graph of players, a source-node synth and a tap offline into a file and checks
+// it against the mix the graph's volumes and pans imply (EngineDemo.swift).
+//
+// Exits 0 only when every file and every engine check passes.
 import AVFoundation
 import ArgumentParser
 import Dispatch
 
 struct Demo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a test signal in every supported container and format, read it back and verify it.",
-        discussion: "Prints one line per file and exits with status 0 only when every file passes."
+        abstract: "Self-test: write and verify every file format, then render and verify an engine graph offline.",
+        discussion: """
+            Writes a test signal in every supported container and format and reads it back; then renders \
+            players, a synth and a tap through AVAudioEngine's main mixer offline to a WAV file, and checks \
+            the tone levels against volume and pan. Prints one line per file and per check, and exits with \
+            status 0 only when everything passes.
+            """
     )
 
     @Option(name: .customLong("output-dir"), help: "Write the files here instead of a new temporary directory.")
@@ -26,6 +34,14 @@ struct Demo: ParsableCommand {
 
     @Flag(help: "Keep the files (by default they are removed at the end).")
     var keep = false
+
+    /// The two halves of the demo.
+    enum Part: String, CaseIterable, ExpressibleByArgument {
+        case files, engine
+    }
+
+    @Option(help: "Run only one part: files (every container and format) or engine (the offline render).")
+    var only: Part?
 
     static let sampleRate = 48_000.0
     static let frames = 24_000  // 0.5 s
@@ -50,6 +66,39 @@ struct Demo: ParsableCommand {
             throw ExitCode.failure
         }
 
+        var written: [URL] = []
+        var summary: [String] = []
+        var passedAll = true
+        if only != .engine {
+            let (passed, files) = runFiles(in: directory, start: start)
+            written += files
+            passedAll = passedAll && passed
+            summary.append("files \(passed ? "PASS" : "FAIL")")
+        }
+        if only != .files {
+            // The engine: players, a synth and a tap through the main mixer, rendered offline to a file.
+            if only == nil { print("") }
+            let engine = EngineDemo().run(directory: directory, removedAtEnd: !keep)
+            written.append(engine.file)
+            passedAll = passedAll && engine.passed
+            summary.append("engine \(engine.passed ? "PASS" : "FAIL")")
+        }
+        let totalSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        print("")
+        print("avaudio demo: \(passedAll ? "PASS" : "FAIL") (\(summary.joined(separator: ", "))) in \(fixed(totalSeconds, 2)) s.")
+
+        if keep {
+            print("Files kept in \(directory.path)")
+        } else {
+            for url in written { try? fm.removeItem(at: url) }
+            if createdDirectory { try? fm.removeItem(at: directory) }
+        }
+        if !passedAll { throw ExitCode.failure }
+    }
+
+    /// Writes and verifies every file case; prints the table. Returns whether all passed and the
+    /// files written.
+    private func runFiles(in directory: URL, start: UInt64) -> (Bool, [URL]) {
         let stereo = Signal.stereo(frames: Demo.frames, sampleRate: Demo.sampleRate)
         let surround = Signal.surround(frames: Demo.frames, sampleRate: Demo.sampleRate)
 
@@ -82,14 +131,7 @@ struct Demo: ParsableCommand {
                 print("FAIL \(f.demoCase.container.displayName) \(f.demoCase.label): \(f.problems.joined(separator: "; "))")
             }
         }
-
-        if keep {
-            print("Files kept in \(directory.path)")
-        } else {
-            for url in written { try? fm.removeItem(at: url) }
-            if createdDirectory { try? fm.removeItem(at: directory) }
-        }
-        if !failures.isEmpty { throw ExitCode.failure }
+        return (failures.isEmpty, written)
     }
 
     private func printTable(_ results: [CaseResult]) {

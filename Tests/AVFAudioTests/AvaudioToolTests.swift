@@ -116,6 +116,8 @@ final class AvaudioToolTests {
         #expect(!lines.contains { $0.hasSuffix("FAIL") || $0.hasPrefix("FAIL") }, "\(run.stdout)")
         #expect(passLines.contains { $0.hasPrefix("WAV") && $0.contains("5.1") })
         #expect(passLines.contains { $0.hasPrefix("CAF") && $0.contains("5.1") })
+        // The engine part runs too.
+        #expect(lines.contains { $0.hasPrefix("avaudio demo: PASS (files PASS, engine PASS)") }, "\(run.stdout)")
         // Without --keep the files are removed.
         let left = (try? FileManager.default.contentsOfDirectory(atPath: outputDir.path)) ?? []
         #expect(left.isEmpty, "files left behind: \(left)")
@@ -190,13 +192,154 @@ final class AvaudioToolTests {
         #expect(file.length == 1_000)
     }
 
-    @Test func channelCountConversionIsRefusedClearly() throws {
-        let source = try writeWAV("stereo.wav", sampleRate: 8_000, channels: 2, frames: 100) { _, _ in 0 }
-        let out = directory.appendingPathComponent("mono.wav")
-        let run = try AvaudioTool.run(["convert", source.path, out.path, "--channels", "1"])
-        #expect(run.status != 0)
-        #expect(run.stderr.contains("channel count conversion arrives with AVAudioConverter"))
-        #expect(!FileManager.default.fileExists(atPath: out.path))
+    /// The amplitude of the sine at `frequency` in `samples` (Goertzel: one DFT bin).
+    private func toneAmplitude(_ samples: ArraySlice<Float>, frequency: Double, sampleRate: Double) -> Double {
+        let w = 2 * Double.pi * frequency / sampleRate
+        let coefficient = 2 * cos(w)
+        var s1 = 0.0, s2 = 0.0
+        for x in samples {
+            let s = Double(x) + coefficient * s1 - s2
+            s2 = s1
+            s1 = s
+        }
+        let real = s1 - s2 * cos(w), imaginary = s2 * sin(w)
+        return 2 * (real * real + imaginary * imaginary).squareRoot() / Double(samples.count)
+    }
+
+    @Test func convertRateGivesTheExactLengthAndKeepsTheTone() throws {
+        // 1 kHz at 44.1 kHz, longer than one 65536-frame chunk and not a whole number of them.
+        let frames = 100_003
+        let source = try writeWAV("tone-44k.wav", sampleRate: 44_100, channels: 2, frames: frames) { c, i in
+            Float((c == 0 ? 0.5 : 0.25) * sin(2 * Double.pi * 1_000 * Double(i) / 44_100))
+        }
+        let out = directory.appendingPathComponent("tone-48k.wav")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--rate", "48000", "--verbose"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.isEmpty, "\(run.stderr)")
+        #expect(run.stdout.contains("44100 → 48000 Hz"), "\(run.stdout)")
+
+        let file = try AVAudioFile(forReading: out)
+        // round(100003 × 48000 / 44100) = round(108846.803) = 108847
+        let expected = (Int64(frames) * 2 * 48_000 + 44_100) / (2 * 44_100)
+        #expect(expected == 108_847)
+        #expect(file.length == expected)
+        #expect(file.fileFormat.sampleRate == 48_000 && file.fileFormat.channelCount == 2)
+        #expect(file.fileFormat.streamDescription.pointee.mBitsPerChannel == 16)
+        file.close()
+
+        // The tone is at 1 kHz with its level: a one-second window (1000 whole cycles at 48 kHz)
+        // puts it exactly on a Goertzel bin; a wrong rate (918.75 Hz or 1088 Hz) would not be.
+        let samples = try readSamples(out)
+        for (c, amplitude) in [(0, 0.5), (1, 0.25)] {
+            let window = samples[c][24_000..<72_000]
+            let level = toneAmplitude(window, frequency: 1_000, sampleRate: 48_000)
+            #expect(abs(20 * log10(level / amplitude)) < 0.05, "channel \(c): amplitude \(level), expected \(amplitude)")
+            // 1000 cycles cross zero 2000 times.
+            var crossings = 0
+            for i in window.indices.dropFirst() where (window[i - 1] < 0) != (window[i] < 0) { crossings += 1 }
+            #expect(abs(crossings - 2_000) <= 1, "channel \(c): \(crossings) zero crossings in one second")
+        }
+    }
+
+    @Test func convertRateLengthIsExactForShortAndDownsampledFiles() throws {
+        for (frames, inRate, outRate) in [(7, 44_100, 48_000), (1, 48_000, 44_100), (70_001, 48_000, 22_050), (10_000, 8_000, 96_000)] {
+            let source = try writeWAV("in-\(frames)-\(inRate).wav", sampleRate: Double(inRate), channels: 1, frames: frames) { _, i in
+                Float(0.25 * sin(Double(i) / 5))
+            }
+            let out = directory.appendingPathComponent("out-\(frames)-\(outRate).caf")
+            let run = try AvaudioTool.run(["convert", source.path, out.path, "--rate", String(outRate), "--quality", "max"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let file = try AVAudioFile(forReading: out)
+            let expected = (Int64(frames) * 2 * Int64(outRate) + Int64(inRate)) / (2 * Int64(inRate))
+            #expect(file.length == expected, "\(frames) frames \(inRate) → \(outRate) Hz")
+            #expect(file.fileFormat.sampleRate == Double(outRate))
+            file.close()
+        }
+    }
+
+    /// Stereo values that are even multiples of the 16-bit step, so their average is exact.
+    private func evenStereo(_ c: Int, _ i: Int) -> Float {
+        let k = c == 0 ? (i * 37) % 1_000 - 500 : (i * 91) % 1_600 - 800
+        return Float(2 * k) / 32_768
+    }
+
+    @Test func convertDownmixToMonoGivesTheAverage() throws {
+        let frames = 70_000
+        let source = try writeWAV("stereo.wav", sampleRate: 48_000, channels: 2, frames: frames, evenStereo)
+        let mono = directory.appendingPathComponent("mono.wav")
+        let run = try AvaudioTool.run(["convert", source.path, mono.path, "--channels", "1", "--downmix"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let file = try AVAudioFile(forReading: mono)
+        #expect(file.fileFormat.channelCount == 1 && file.length == Int64(frames))
+        file.close()
+        let samples = try readSamples(mono)
+        #expect(samples.count == 1 && samples[0].count == frames)
+        let average = (0..<frames).map { (evenStereo(0, $0) + evenStereo(1, $0)) / 2 }
+        #expect(samples[0] == average)
+
+        // Without --downmix channels are remapped: stereo → mono keeps the left channel.
+        let left = directory.appendingPathComponent("left.wav")
+        let remap = try AvaudioTool.run(["convert", source.path, left.path, "--channels", "1"])
+        #expect(remap.status == 0, "\(remap.stderr)")
+        #expect(try readSamples(left)[0] == (0..<frames).map { evenStereo(0, $0) })
+    }
+
+    @Test func convertToSixChannelsGivesA51LayoutWithLeftAndRightInPlace() throws {
+        let source = try writeWAV("st.wav", sampleRate: 48_000, channels: 2, frames: 1_000, evenStereo)
+        let out = directory.appendingPathComponent("six.caf")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--channels", "6"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let file = try AVAudioFile(forReading: out)
+        #expect(file.fileFormat.channelCount == 6)
+        #expect(file.fileFormat.channelLayout?.layoutTag == kAudioChannelLayoutTag_MPEG_5_1_A)
+        file.close()
+        let samples = try readSamples(out)
+        #expect(samples[0] == (0..<1_000).map { evenStereo(0, $0) })
+        #expect(samples[1] == (0..<1_000).map { evenStereo(1, $0) })
+        for c in 2..<6 { #expect(samples[c].allSatisfy { $0 == 0 }, "channel \(c) should be silent") }
+    }
+
+    @Test func convertDitherStaysWithinOneAndAHalfStepsOfTheSignal() throws {
+        // A quiet 24-bit sine reduced to 16 bits: with dither each sample lands within 1.5 16-bit
+        // steps of the original (TPDF noise within ±1 step, then rounding within ±½), and often
+        // differs from plain rounding.
+        let frames = 20_000
+        let signal = (0..<frames).map { Float(0.001 * sin(2 * Double.pi * 440 * Double($0) / 48_000)) }
+        let source = try writeWAV("quiet24.wav", sampleRate: 48_000, channels: 1, frames: frames, bits: 24) { _, i in signal[i] }
+        let original = try readSamples(source)[0]
+        let plain = directory.appendingPathComponent("plain16.wav")
+        let dithered = directory.appendingPathComponent("dither16.wav")
+        #expect(try AvaudioTool.run(["convert", source.path, plain.path, "--bits", "16"]).status == 0)
+        let run = try AvaudioTool.run(["convert", source.path, dithered.path, "--bits", "16", "--dither"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let a = try readSamples(plain)[0], b = try readSamples(dithered)[0]
+        #expect(a.count == frames && b.count == frames)
+        let step: Float = 1 / 32_768
+        #expect(zip(original, b).allSatisfy { abs($0 - $1) <= step * 1.5 })
+        #expect(zip(a, b).filter { $0 != $1 }.count > frames / 10)
+
+        // 24-bit output cannot be dithered by the converter (no 24-bit processing format): refused.
+        let refused = try AvaudioTool.run(["convert", source.path, directory.appendingPathComponent("d24.wav").path, "--dither"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("--dither needs 16- or 32-bit integer output"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("d24.wav").path))
+    }
+
+    @Test func demoEngineRendersTheMixAndVerifiesIt() throws {
+        let run = try AvaudioTool.run(["demo", "--only", "engine"])
+        #expect(run.status == 0, "demo failed:\n\(run.stdout)\n\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(!lines.contains { $0.hasSuffix("FAIL") || $0.hasPrefix("FAIL") }, "\(run.stdout)")
+        // Every tone of every voice, on both sides, is checked and passes.
+        for tone in ["220 Hz L (player 1)", "220 Hz R (player 1)", "1000 Hz R (player 2)", "1500 Hz R (player 2)",
+                     "2500 Hz L (player 3)", "300 Hz L (synth)", "450 Hz R (synth)"] {
+            #expect(lines.contains { $0.hasPrefix(tone) && $0.hasSuffix("PASS") }, "no passing line for \(tone):\n\(run.stdout)")
+        }
+        #expect(lines.contains { $0.hasPrefix("tap = file: left") && $0.hasSuffix("PASS") })
+        #expect(lines.contains { $0.hasPrefix("tap: frames") && $0.hasSuffix("PASS") })
+        #expect(lines.contains { $0.hasPrefix("Rendered 240000 frames") && $0.contains("× realtime") }, "\(run.stdout)")
+        #expect(lines.contains { $0.hasPrefix("Engine: ") && $0.hasSuffix("checks passed.") })
+        #expect(lines.last?.hasPrefix("avaudio demo: PASS (engine PASS)") == true, "\(run.stdout)")
     }
 
     @Test func missingInputFailsWithAMessageNamingTheFile() throws {
