@@ -236,6 +236,7 @@ def run(args):
     rows = []
     raw = {}
     t_start = time.perf_counter()
+    args.load_start = os.getloadavg()[0]
     try:
         sources = make_inputs(ours, d, args.seconds, keys)
         seconds = args.seconds
@@ -299,19 +300,24 @@ def run(args):
 
 PROFILE_ROWS = [  # (io-profile workload suffix, label in the report)
     ("decode: full (open+alloc+read)", "decode as benchmarked: open + AVAudioPCMBuffer alloc + read(into:)"),
-    ("decode: buffer alloc (memset)", "  AVAudioPCMBuffer(pcmFormat:frameCapacity:) alone (posix_memalign + memset, 4 KiB faults)"),
+    ("decode: buffer alloc (memset)", "  AVAudioPCMBuffer(pcmFormat:frameCapacity:) alone, as Sources implement it"),
     ("decode: read(into:) prealloc", "  read(into:) a touched buffer (pread + kernel + overhead)"),
     ("decode: pread 256 KiB chunks", "    pread of the data, 256 KiB at a time"),
     ("decode: kernel (L2 staging → buffer)", "    SampleConversion.decode, L2 staging → buffer"),
+    ("decode: what-if 24-bit kernel, 8-byte loads", "    what-if: 24-bit kernel with 8-byte loads (Int24Prototype)"),
+    ("decode: what-if mmap the file + kernel from the mapping", "    what-if: kernel straight from an mmap of the file (no pread copy)"),
     ("decode: alloc+memset THP", "what-if: alloc with MADV_HUGEPAGE + memset"),
     ("decode: read(into:) THP + memset", "what-if: decode with buffer = MADV_HUGEPAGE + memset (zero-fill kept)"),
     ("decode: read(into:) untouched THP", "what-if: decode with buffer = MADV_HUGEPAGE, no memset (kernel-zeroed mmap)"),
     ("decode: read(into:) mmap THP", "what-if: decode with buffer = anonymous mmap + MADV_HUGEPAGE (kernel-zeroed)"),
     ("decode: read(into:) mmap THP + POPULATE_WRITE", "what-if: the same, prefaulted with MADV_POPULATE_WRITE"),
     ("decode: read(into:) untouched, no memset", "what-if: decode with buffer = 4 KiB pages, no memset"),
+    ("decode: what-if direct interleaved, 256 KiB preads", "what-if: raw pread into a fresh mmap THP buffer, 256 KiB per call"),
+    ("decode: what-if direct interleaved, one pread", "what-if: the same in one pread (libsndfile's float → float path)"),
     ("decode: interleaved read(into:) mmap THP", "what-if: mmap THP buffer, interleaved Float32 (libsndfile's layout)"),
     ("encode: full (create+write+close)", "encode as benchmarked: create + write(from:) + close"),
     ("encode: kernel (buffer → L2 staging)", "  SampleConversion.encode, buffer → L2 staging"),
+    ("encode: what-if 24-bit kernel, 8-byte stores", "    what-if: 24-bit kernel, quantise block + 8-byte stores (Int24Prototype)"),
     ("encode: create+pwrite 256 KiB chunks+close", "  create + pwrite of the data, 256 KiB at a time + close"),
     ("encode: + 1 header pwrite per chunk", "  the same + one header pwrite per chunk (what AudioFileWriter does)"),
 ]
@@ -330,7 +336,7 @@ def run_profile(binary: Path, d: Path, keys: list[str], args) -> dict:
             continue
         for line in r.stdout.splitlines():
             rec = json.loads(line)
-            out.setdefault(k, {})[rec["workload"].split(" ", 1)[1]] = rec["median_s"] * 1000
+            out.setdefault(k, {})[rec["workload"].split(" ", 1)[1]] = (rec["median_s"] * 1000, rec["cpu_median_s"] * 1000)
     return out
 
 
@@ -461,7 +467,8 @@ def write_report(rows, raw, args, elapsed, profile=None):
         f"Run {m['date_utc']} on {m['nproc']} × {m['cpu']} (Linux {m['kernel']}); {m['swift']}; "
         + ", ".join(f"{k} {m[k]}" for k in ("libsndfile", "pedalboard", "numpy", "python") if k in m) + ".",
         f"`python3 Benchmarks/compare_io.py --seconds {args.seconds:g} --runs {args.runs} --warmup {args.warmup}`"
-        f" ({elapsed:.0f} s). Stereo program material, median of {args.runs} interleaved runs after {args.warmup} warm-up;"
+        f" ({elapsed:.0f} s; 1-min load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)."
+        f" Stereo program material, median of {args.runs} interleaved runs after {args.warmup} warm-up;"
         " x realtime = audio seconds / median wall seconds; ratios > 1 mean we are faster.",
         "",
         "| workload | ours x realtime | libsndfile x realtime | JUCE x realtime | ours/libsndfile | ours/JUCE "
@@ -489,13 +496,18 @@ def write_report(rows, raw, args, elapsed, profile=None):
     if profile:
         ks = [k for k in FORMATS if k in profile]
         lines += [
-            "## Where the time goes (ours, ms per whole file; `avaudio-bench io-profile`, median, run separately after the table)",
+            "## Where the time goes (ours; `avaudio-bench io-profile` on the same files, run after the table)",
+            "",
+            "Milliseconds per whole file, median wall / median process CPU (CPU time is the steadier one when"
+            " other work shares the VM). Indented rows are pieces of the row above; what-if rows read through"
+            " the real AVAudioFile.read(into:) into a buffer wrapped with bufferListNoCopy around memory"
+            " allocated the way the row says.",
             "",
             "| piece | " + " | ".join(FORMATS[k][0] for k in ks) + " |",
             "|---|" + "---|" * len(ks),
         ]
         for key, label in PROFILE_ROWS:
-            cells = [f"{profile[k][key]:.1f}" if key in profile[k] else "-" for k in ks]
+            cells = [f"{profile[k][key][0]:.1f} / {profile[k][key][1]:.1f}" if key in profile[k] else "-" for k in ks]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
         lines.append("")
     text = "\n".join(lines)

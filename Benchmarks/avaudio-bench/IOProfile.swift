@@ -5,11 +5,12 @@
 //
 // Decode pieces (whole file):
 //   open            AVAudioFile(forReading:) + close (header parsing)
-//   buffer alloc    AVAudioPCMBuffer(pcmFormat:frameCapacity:) for the whole file (posix_memalign + memset)
+//   buffer alloc    AVAudioPCMBuffer(pcmFormat:frameCapacity:) for the whole file, as Sources implement it
 //   alloc+touch THP the same size with posix_memalign(2 MiB) + madvise(MADV_HUGEPAGE) + memset
 //   pread           the file's data bytes, 256 KiB per pread into one staging buffer (page cache → L2)
 //   kernel          SampleConversion.decode of a 256 KiB L2-resident staging chunk to every
 //                   successive chunk of a touched destination (what read(into:) does after pread)
+//   mmap the file   what-if: the kernel reads the file through a read-only mapping (no pread copy)
 //   read prealloc   AVAudioFile read(into:) a touched buffer (= pread + kernel + overhead)
 //   read untouched  read(into:) a fresh buffer made with bufferListNoCopy from posix_memalign,
 //                   no memset: page faults happen inside the kernel (what dropping memset gives)
@@ -94,6 +95,7 @@ enum IOProfile {
             }
         })
         let touched = AVAudioPCMBuffer(pcmFormat: processing, frameCapacity: AVAudioFrameCount(frames))!
+        for c in 0 ..< d.channelCount { memset(touched.floatChannelData![c], 0, frames * 4) }   // fault it in
         let channelPointers = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: d.channelCount)
         defer { channelPointers.deallocate() }
         for c in 0 ..< d.channelCount { channelPointers[c] = UnsafeMutableRawPointer(touched.floatChannelData![c]) }
@@ -105,6 +107,54 @@ enum IOProfile {
                 let k = min(chunkFrames, frames - done)
                 SampleConversion.decode(frameCount: k, from: staging, encoding: d.encoding, bigEndian: d.bigEndian,
                                         to: destination, atFrame: done)
+                done += k
+            }
+        })
+        if d.encoding == .signed24 && !d.bigEndian && d.channelCount == 2 {
+            // What-if: the 24-bit stereo kernel with 8-byte loads (Int24Prototype), same pattern.
+            let left = touched.floatChannelData![0], right = touched.floatChannelData![1]
+            // Correctness first: one chunk through both, compared bit for bit.
+            let k = min(chunkFrames, frames)
+            let reference = UnsafeMutablePointer<Float>.allocate(capacity: 2 * k)
+            defer { reference.deallocate() }
+            let refPointers = UnsafeMutablePointer<UnsafeMutableRawPointer>.allocate(capacity: 2)
+            defer { refPointers.deallocate() }
+            refPointers[0] = UnsafeMutableRawPointer(reference)
+            refPointers[1] = UnsafeMutableRawPointer(reference + k)
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            _ = pread(fd, staging, k * bytesPerFrame, off_t(dataOffset))
+            close(fd)
+            SampleConversion.decode(frameCount: k, from: staging, encoding: d.encoding, bigEndian: false,
+                                    to: .deinterleaved(UnsafeBufferPointer(start: refPointers, count: 2), sampleType: .float32))
+            Int24Prototype.decodeStereo(count: k, from: staging, left: left, right: right)
+            var same = true
+            for i in 0 ..< k where left[i].bitPattern != reference[i].bitPattern || right[i].bitPattern != reference[k + i].bitPattern {
+                same = false
+            }
+            add("decode: what-if 24-bit kernel, 8-byte loads", measure(warmup: w, runs: n) {
+                var done = 0
+                while done < frames {
+                    let c = min(chunkFrames, frames - done)
+                    Int24Prototype.decodeStereo(count: c, from: staging, left: left + done, right: right + done)
+                    done += c
+                }
+            }, [("identical_to_kernel", .bool(same))])
+        }
+        add("decode: what-if mmap the file + kernel from the mapping", try measure(warmup: w, runs: n) {
+            // The kernel reads the page cache through a read-only mapping: no pread copy.
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw BenchError("cannot open \(path)") }
+            defer { close(fd) }
+            let length = Int(dataOffset) + dataBytes
+            guard let map = mmap(nil, length, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0), map != MAP_FAILED else {
+                throw BenchError("mmap failed")
+            }
+            defer { munmap(map, length) }
+            var done = 0
+            while done < frames {
+                let k = min(chunkFrames, frames - done)
+                SampleConversion.decode(frameCount: k, from: map + Int(dataOffset) + done * bytesPerFrame, encoding: d.encoding,
+                                        bigEndian: d.bigEndian, to: destination, atFrame: done)
                 done += k
             }
         })
@@ -131,6 +181,25 @@ enum IOProfile {
         add("decode: interleaved read(into:) mmap THP", try measureKeeping(warmup: w, runs: n) {
             try readIntoFresh(path, processing, frames, interleaved: true) { RawBlock(mappedBytes: bytes, hugePages: true, populate: false) }
         }.samples)
+        if d.encoding == .float32 && !d.bigEndian {
+            // The direct path (file bytes = buffer bytes, interleaved Float32): pread into a fresh
+            // mmap+THP buffer in 256 KiB pieces (what AVAudioFile does) or in one call (libsndfile).
+            for (name, piece) in [("256 KiB preads", chunkFrames * bytesPerFrame), ("one pread", dataBytes)] {
+                add("decode: what-if direct interleaved, \(name)", try measureKeeping(warmup: w, runs: n) { () -> RawBlock in
+                    let block = RawBlock(mappedBytes: dataBytes, hugePages: true, populate: false)
+                    let fd = open(path, O_RDONLY | O_CLOEXEC)
+                    guard fd >= 0 else { throw BenchError("cannot open \(path)") }
+                    defer { close(fd) }
+                    var done = 0
+                    while done < dataBytes {
+                        let got = pread(fd, block.pointer + done, min(piece, dataBytes - done), off_t(dataOffset) + off_t(done))
+                        guard got > 0 else { throw BenchError("short read") }
+                        done += got
+                    }
+                    return block
+                }.samples)
+            }
+        }
         add("decode: full (open+alloc+read)", try measureKeeping(warmup: w, runs: n) { try IOWork.decode(path) }.samples)
 
         // --- encode pieces (source: the decoded file, so the values are what the file holds)
@@ -149,6 +218,25 @@ enum IOProfile {
                 done += k
             }
         })
+        if d.encoding == .signed24 && !d.bigEndian && d.channelCount == 2 {
+            let left = source.floatChannelData![0], right = source.floatChannelData![1]
+            let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: 512)
+            defer { scratch.deallocate() }
+            let k = min(chunkFrames, frames)
+            let reference = UnsafeMutableRawPointer.allocate(byteCount: k * 6, alignment: 64)
+            defer { reference.deallocate() }
+            SampleConversion.encode(frameCount: k, from: sourcePointer, to: reference, encoding: d.encoding, bigEndian: false)
+            Int24Prototype.encodeStereo(count: k, left: left, right: right, to: staging, scratch: scratch)
+            let same = memcmp(reference, staging, k * 6) == 0
+            add("encode: what-if 24-bit kernel, 8-byte stores", measure(warmup: w, runs: n) {
+                var done = 0
+                while done < frames {
+                    let c = min(chunkFrames, frames - done)
+                    Int24Prototype.encodeStereo(count: c, left: left + done, right: right + done, to: staging, scratch: scratch)
+                    done += c
+                }
+            }, [("identical_to_kernel", .bool(same))])
+        }
         let out = "\(options.dir)/profile-out.\(format.fileExtension)"
         add("encode: create+pwrite 256 KiB chunks+close", try measure(warmup: w, runs: n) {
             let fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -175,7 +263,7 @@ enum IOProfile {
             }
             close(fd)
         })
-        add("encode: open(O_TRUNC) of the existing file + close", try measure(warmup: w, runs: n) {
+        add("encode: open(O_TRUNC) of the existing file + close", measure(warmup: w, runs: n) {
             let fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             close(fd)
             // Put the file back so the next run truncates the same amount.
@@ -190,8 +278,8 @@ enum IOProfile {
 
     /// A fresh buffer over memory allocated as `block` says (never memset unless it says so),
     /// then read(into:): what `AVAudioPCMBuffer` would give with another allocation strategy.
-    static func readIntoFresh(_ path: String, _ format: AVAudioFormat, _ frames: Int, _ block: () -> RawBlock,
-                              interleaved: Bool = false) throws -> (RawBlock, AVAudioPCMBuffer) {
+    static func readIntoFresh(_ path: String, _ format: AVAudioFormat, _ frames: Int, interleaved: Bool = false,
+                              _ block: () -> RawBlock) throws -> (RawBlock, AVAudioPCMBuffer) {
         let channels = Int(format.channelCount)
         let file = interleaved
             ? try AVAudioFile(forReading: IOWork.url(path), commonFormat: .pcmFormatFloat32, interleaved: true)

@@ -19,6 +19,7 @@ struct Suite {
 let suites: [Suite] = [
     Suite(name: "io", summary: "AVAudioFile encode/decode of long WAV/CAF/AIFF files (--serve: driver protocol)", run: IOSuite.run),
     Suite(name: "io-profile", summary: "where the time of one decode/encode goes (pread, kernels, allocation); --input FILE", run: IOProfile.run),
+    Suite(name: "engine", summary: "AVAudioEngine offline renders: webaudio-benchmark scenarios + 64-player mix (--serve: driver protocol)", run: EngineSuite.run),
 ]
 
 func usage() -> String {

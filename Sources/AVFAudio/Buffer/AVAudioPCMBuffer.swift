@@ -21,6 +21,7 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
     /// Owned sample memory (nil when wrapping a caller's buffer list), and its size.
     private let samples: UnsafeMutableRawPointer?
     private let sampleBytes: Int
+    private let samplesAreMapped: Bool
     private let deallocator: ((UnsafePointer<AudioBufferList>) -> Void)?
     /// Per-channel pointers: `channelCount` entries when deinterleaved, 1 when interleaved.
     private let channelPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
@@ -38,10 +39,11 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
         let perBuffer = bytesPerFrame * Int(frameCapacity)
         let (total, overflow) = perBuffer.multipliedReportingOverflow(by: buffers)
         guard !overflow else { return nil }
-        guard let memory = SampleMemory.allocateZeroed(byteCount: max(total, 64)) else { return nil }
+        guard let (memory, mapped) = SampleMemory.allocateZeroed(byteCount: max(total, 64)) else { return nil }
         self.frameCapacity = frameCapacity
         samples = memory
         sampleBytes = max(total, 64)
+        samplesAreMapped = mapped
         deallocator = nil
         channelPointerCount = buffers
         bytesPerFrameInBuffer = bytesPerFrame
@@ -75,6 +77,7 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
         frameCapacity = AVAudioFrameCount(Int(byteSize) / bytesPerFrame)
         samples = nil
         sampleBytes = 0
+        samplesAreMapped = false
         self.deallocator = deallocator
         channelPointerCount = buffers
         bytesPerFrameInBuffer = bytesPerFrame
@@ -89,7 +92,7 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
     private var _wrappedList: UnsafePointer<AudioBufferList>?
 
     deinit {
-        if let samples { SampleMemory.deallocate(samples, byteCount: sampleBytes) }
+        if let samples { SampleMemory.deallocate(samples, byteCount: sampleBytes, mapped: samplesAreMapped) }
         if let deallocator, let _wrappedList { deallocator(_wrappedList) }
         channelPointers.deallocate()
     }
@@ -157,22 +160,23 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
 enum SampleMemory {
     static let mmapThreshold = 2 << 20
 
-    static func allocateZeroed(byteCount: Int) -> UnsafeMutableRawPointer? {
+    /// Returns the memory and whether it was mapped (pass both back to `deallocate`).
+    static func allocateZeroed(byteCount: Int) -> (UnsafeMutableRawPointer, mapped: Bool)? {
         if byteCount >= mmapThreshold {
             let p = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
             if let p, p != MAP_FAILED {
                 _ = madvise(p, byteCount, 14)   // MADV_HUGEPAGE
-                return p
+                return (p, true)
             }
         }
         var memory: UnsafeMutableRawPointer?
         guard posix_memalign(&memory, 64, byteCount) == 0, let memory else { return nil }
         memset(memory, 0, byteCount)
-        return memory
+        return (memory, false)
     }
 
-    static func deallocate(_ pointer: UnsafeMutableRawPointer, byteCount: Int) {
-        if byteCount >= mmapThreshold {
+    static func deallocate(_ pointer: UnsafeMutableRawPointer, byteCount: Int, mapped: Bool) {
+        if mapped {
             munmap(pointer, byteCount)
         } else {
             free(pointer)
