@@ -114,9 +114,36 @@ struct SineFit {
     static func atan2(_ y: Double, _ x: Double) -> Double { Foundation.atan2(y, x) }
 }
 
-/// Power (dB re full-scale sine amplitude 1) of the component at f in x[range].
-func toneLevelDB(_ x: [Float], f: Double, rate: Double, range: Range<Int>) -> Double {
-    SineFit(x, f: f, rate: rate, range: range).levelDB
+/// Joint least-squares fit of several sines (and DC) over x[range]; returns the amplitude of
+/// each, so a weak tone is measured without leakage from a strong one.
+func sineAmplitudes(_ x: [Float], freqs: [Double], rate: Double, range: Range<Int>) -> [Double] {
+    let k = 2 * freqs.count + 1
+    var m = [[Double]](repeating: [Double](repeating: 0, count: k), count: k)
+    var v = [Double](repeating: 0, count: k)
+    var basis = [Double](repeating: 0, count: k)
+    for n in range {
+        for (i, f) in freqs.enumerated() {
+            let w = 2 * pi * f / rate * Double(n)
+            basis[2 * i] = sin64(w); basis[2 * i + 1] = cos64(w)
+        }
+        basis[k - 1] = 1
+        let y = Double(x[n])
+        for r in 0..<k { v[r] += basis[r] * y; for q in 0..<k { m[r][q] += basis[r] * basis[q] } }
+    }
+    // Gauss-Jordan with partial pivoting
+    for i in 0..<k {
+        var p = i
+        for r in i..<k where abs(m[r][i]) > abs(m[p][i]) { p = r }
+        m.swapAt(i, p); v.swapAt(i, p)
+        for r in 0..<k where r != i {
+            let f = m[r][i] / m[i][i]
+            if f == 0 { continue }
+            for q in 0..<k { m[r][q] -= f * m[i][q] }
+            v[r] -= f * v[i]
+        }
+    }
+    let sol = (0..<k).map { v[$0] / m[$0][$0] }
+    return freqs.indices.map { (sol[2 * $0] * sol[2 * $0] + sol[2 * $0 + 1] * sol[2 * $0 + 1]).squareRoot() }
 }
 
 /// RMS (dB re amplitude 1 sine, i.e. 0 dB = rms 1/sqrt 2) of x[range].
@@ -133,4 +160,9 @@ func noise(frames: Int, seed: UInt64) -> [Float] {
         s ^= s << 13; s ^= s >> 7; s ^= s << 17
         return Float(Double(s >> 11) / Double(1 << 53) - 0.5)
     }
+}
+
+/// Level (dB re amplitude 1) of the component at f in x[range] (single-sine fit).
+func toneLevelDB(_ x: [Float], f: Double, rate: Double, range: Range<Int>) -> Double {
+    SineFit(x, f: f, rate: rate, range: range).levelDB
 }

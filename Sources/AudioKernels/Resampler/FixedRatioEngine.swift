@@ -9,6 +9,17 @@
 // Output frame m is the band-limited input at input time t0 + m * in/out (input frames), with
 // t0 set by the priming mode. Streams are cut into blocks at fixed positions, so the output
 // never depends on how the caller chunks the input.
+//
+// Design (all in Float64 at init):
+// * steep filter: Kaiser-windowed sinc at 2 x low rate, pass band edge pb x low/2, stop band
+//   edge exactly low/2 (nothing aliases into the output band); beta and length from Kaiser's
+//   formulas for the level's attenuation; optionally made minimum phase (cepstrum).
+// * fractional kernel: a continuous Kaiser-windowed sinc whose stop band starts at 1.5 x low
+//   (the first image of the 2x-oversampled signal), with as few taps as keep its response at
+//   low/2 above 0.7 (12 taps at .high, 16 at .max instead of 20 and 28 for a flat one). Its
+//   pass-band droop is undone by convolving the steep filter with a 25-tap zero-phase equaliser
+//   1/H (least squares, error ~1e-10), so the cascade is flat to 1e-9.
+// * exact rational ratios get exact phase tables (up to 4096 phases); others interpolate.
 
 /// Per-quality design constants.
 struct ResamplerDesign {
@@ -43,24 +54,24 @@ func exactRatio(_ a: Double, _ b: Double) -> (num: Int, den: Int)? {
     return nil
 }
 
-nonisolated(unsafe) var tuningTransformSize = 0
-
-final class FixedRatioEngine<T: ResamplerScalar> {
-    enum Topology { case copy, up, down }
-
+struct FixedRatioEngine<T: ResamplerScalar> {
     let channels: Int
-    let topology: Topology
     let inputRate: Double, outputRate: Double
-    /// out/in as an exact fraction, when the rates allow.
-    let ratio: (num: Int, den: Int)?
-    let octave: OctaveStage<T>?
-    let poly: PolyphaseStage<T>?
     let priming: ResamplerPriming
     /// Input frames before / after an output's time that it depends on.
     let leadingFrames: Int
     let trailingFrames: Int
-    /// Output time origin in input frames (0, leadingFrames or -trailingFrames).
+    /// Output time origin in input frames: 0, leadingFrames (.preroll) or -trailingFrames (.delayed).
     let timeOrigin: Int
+    var consumedTotal = 0
+    var producedTotal = 0
+    var flushing = false
+
+    let up: Bool
+    /// out/in as an exact fraction, when the rates allow.
+    let ratio: (num: Int, den: Int)?
+    var octave: OctaveStage<T>
+    var poly: PolyphaseStage<T>
     /// Zeros fed into the first stage before the input (so the first outputs have history).
     let leadZeros: Int
 
@@ -76,16 +87,11 @@ final class FixedRatioEngine<T: ResamplerScalar> {
 
     // stream state
     var zerosToFeed = 0
-    var consumedTotal = 0
-    var producedTotal = 0
-    var flushing = false
     var flushTarget = 0
 
     init(inputRate: Double, outputRate: Double, channels: Int, quality: ResamplerQuality,
          phase: ResamplerPhase, priming: ResamplerPriming) {
-        precondition(channels >= 1, "SampleRateConverter: channel count \(channels) must be >= 1")
-        precondition(inputRate > 0 && outputRate > 0 && inputRate.isFinite && outputRate.isFinite,
-                     "SampleRateConverter: invalid rates \(inputRate) -> \(outputRate)")
+        precondition(inputRate != outputRate)
         self.channels = channels
         self.inputRate = inputRate
         self.outputRate = outputRate
@@ -97,57 +103,44 @@ final class FixedRatioEngine<T: ResamplerScalar> {
         stagePointers = AlignedBuffer(count: channels)
         for c in 0..<channels { scratchPointers.pointer[c] = scratch.pointer + c * 512 }
 
-        if inputRate == outputRate {
-            topology = .copy
-            octave = nil; poly = nil
-            leadingFrames = 0; trailingFrames = 0; timeOrigin = 0; leadZeros = 0
-            pending = AlignedBuffer(count: 1); pendingPointers = AlignedBuffer(count: 1)
-            reset()
-            return
-        }
         let up = outputRate > inputRate
-        topology = up ? .up : .down
+        self.up = up
         let lowRate = min(inputRate, outputRate)
 
-        // ---- steep stage: low-pass at 2 x lowRate, pass band pb/4, stop band 1/4 (cycles/sample)
         let pb = design.passband
         let att = design.attenuation
-        var n = ResamplerFilterDesign.kaiserLength(attenuation: att, transition: (1 - pb) / 4)
-        if n % 2 == 0 { n += 1 }
         let beta = ResamplerFilterDesign.kaiserBeta(attenuation: att)
-        var filter = ResamplerFilterDesign.lowpass(length: n, cutoff: (pb / 4 + 0.25) / 2, beta: beta, gain: 1)
-        var delay = Double(n - 1) / 2      // in taps at 2 x lowRate
-        if phase == .minimum {
-            let mp = ResamplerFilterDesign.minimumPhase(filter)
-            filter = mp.filter
-            delay = mp.delay.rounded()
-        }
-        let dEff = Double(n - 1) - delay  // see OctaveStage: output k <-> position k + dEff
-        let lp = (n + 1) / 2
-        // transform size: minimise transform work per output frame
-        var best = 0, bestCost = Double.infinity
-        var msize = 16
-        while msize < 2 * lp { msize *= 2 }
-        for _ in 0..<5 {
-            let cost = (3 * 4.25 * Double(msize) * Double(msize.trailingZeroBitCount) + 14 * Double(msize))
-                / Double(msize - lp + 1) * (Double(msize) > 4096 ? 1.15 : 1)
-            if cost < bestCost { bestCost = cost; best = msize }
-            msize *= 2
-        }
-        if tuningTransformSize > 0 { best = tuningTransformSize }
-        let oct = OctaveStage<T>(up: up, channels: channels, filter: filter, transformSize: best)
-        octave = oct
 
-        // ---- fractional stage kernel: pass band pb * low/2, stop band 1.5 x low (Hz)
+        // ---- fractional stage kernel: stop band from 1.5 x low (Hz), where the first image of
+        // the 2x-oversampled signal starts. Its pass band need not be flat: the steep stage
+        // equalises it (below). So K is the smallest multiple of 4 whose response at the lower
+        // Nyquist frequency is still >= 0.7 (at most the flat design's K).
         let inB = up ? 2 * inputRate : inputRate
         let fp = pb * lowRate / 2 / inB
         let fs = 1.5 * lowRate / inB
-        // a continuous kernel of support K (K taps per output) reaches Kaiser's attenuation
-        // for N - 1 = K intervals
-        var k = ResamplerFilterDesign.kaiserLength(attenuation: att, transition: fs - fp) - 1
-        k = max(4, (k + 3) / 4 * 4)
-        let kernel = ResamplerFilterDesign.Kernel(cutoff: (fp + fs) / 2, radius: Double(k) / 2,
-                                                  beta: ResamplerFilterDesign.kaiserBeta(attenuation: att))
+        let edge = lowRate / 2 / inB
+        // a continuous kernel of support K reaches Kaiser's attenuation for N - 1 = K intervals
+        var flatK = ResamplerFilterDesign.kaiserLength(attenuation: att, transition: fs - fp) - 1
+        flatK = max(4, (flatK + 3) / 4 * 4)
+        // Kaiser's formula gives the attenuation well inside the stop band; at its edge the
+        // kernel is ~8 dB short, so design for 10 dB more (the flat design has margin from
+        // rounding K up to a multiple of 4)
+        let attB = att + 10
+        let betaB = ResamplerFilterDesign.kaiserBeta(attenuation: attB)
+        func kaiserKernel(_ k: Int) -> ResamplerFilterDesign.Kernel {
+            let transition = (attB - 7.95) / (2.285 * 2 * ResamplerMath.pi * Double(k))
+            return ResamplerFilterDesign.Kernel(cutoff: fs - transition / 2, radius: Double(k) / 2, beta: betaB)
+        }
+        var k = flatK
+        var kernel = ResamplerFilterDesign.Kernel(cutoff: (fp + fs) / 2, radius: Double(flatK) / 2, beta: beta)
+        var trial = 4
+        while trial < flatK {
+            let candidate = kaiserKernel(trial)
+            let r = ResamplerFilterDesign.response(of: candidate, at: [0, edge])
+            if r[0] > 0.99 && r[1] >= 0.7 { k = trial; kernel = candidate; break }
+            trial += 4
+        }
+
         // step in stage-input samples per stage output, and its exact form
         let step: Double
         var exactStep: (p: Int, q: Int)?
@@ -167,9 +160,66 @@ final class FixedRatioEngine<T: ResamplerScalar> {
             }
         }
         if let e = exactStep, e.p > 4096 || e.p * k > 1 << 20 { exactStep = nil }
-        var kernelTaps = k
-        var useDelta = false
-        if let e = exactStep, e.p == 1, e.q == 1 { useDelta = true; kernelTaps = 4 }
+        let useDeltaKernel = exactStep.map { $0.p == 1 && $0.q == 1 } ?? false
+
+        // ---- steep stage: low-pass at 2 x lowRate, pass band pb/4, stop band 1/4 (cycles/sample),
+        // convolved with a 25-tap zero-phase equaliser G ~ 1/H of the fractional stage's kernel
+        // (least-squares cosine series on 0 ... 1/4, error ~1e-10), so the cascade is flat. G
+        // grows in the stop band (up to ~10x), so the low-pass is designed with that much more
+        // attenuation (almost free: only the overlap of the fast convolution grows).
+        let needsEqualizer = !useDeltaKernel && k < flatK
+        var equalizer: [Double] = [1]
+        var stopBoost = 1.0
+        if needsEqualizer {
+            let grid = (0..<400).map { 0.25 * Double($0) / 399 }
+            let h = ResamplerFilterDesign.response(of: kernel, at: grid.map { $0 * 2 * lowRate / inB })
+            equalizer = ResamplerFilterDesign.cosineFit(freqs: grid, target: h.map { 1 / $0 }, taps: 12)
+            let stop = (0..<200).map { 0.25 + 0.25 * Double($0) / 199 }
+            stopBoost = ResamplerFilterDesign.cosineSeries(equalizer, at: stop).map { abs($0) }.max() ?? 1
+        }
+        let attA = att + 20 * ResamplerMath.log(max(1, stopBoost)) / ResamplerMath.log(10)
+        var n = ResamplerFilterDesign.kaiserLength(attenuation: attA, transition: (1 - pb) / 4)
+        if n % 2 == 0 { n += 1 }
+        var filter = ResamplerFilterDesign.lowpass(length: n, cutoff: (pb / 4 + 0.25) / 2,
+                                                   beta: ResamplerFilterDesign.kaiserBeta(attenuation: attA), gain: 1)
+        if needsEqualizer {
+            let l = equalizer.count - 1
+            let g = (-l...l).map { equalizer[abs($0)] }
+            var c = [Double](repeating: 0, count: n + 2 * l)
+            for i in 0..<n { for j in 0..<g.count { c[i + j] += filter[i] * g[j] } }
+            filter = c
+            n = c.count
+        }
+        var delay = Double(n - 1) / 2      // in taps at 2 x lowRate
+        if phase == .minimum {
+            let mp = ResamplerFilterDesign.minimumPhase(filter)
+            filter = mp.filter
+            delay = mp.delay
+        }
+        let lp = (n + 1) / 2
+        // transform size: minimise transform work per output frame
+        var best = 0, bestCost = Double.infinity
+        var msize = 16
+        while msize < 2 * lp { msize *= 2 }
+        for _ in 0..<5 {
+            let cost = (3 * 4.25 * Double(msize) * Double(msize.trailingZeroBitCount) + 14 * Double(msize))
+                / Double(msize - lp + 1) * (Double(msize) > 4096 ? 1.15 : 1)
+            if cost < bestCost { bestCost = cost; best = msize }
+            msize *= 2
+        }
+        let oct = OctaveStage<T>(up: up, channels: channels, filter: filter, transformSize: best)
+
+        // the steep filter's delay, as an offset on the polyphase stage's grid: output k of the
+        // octave stage is at position k + dEff (see OctaveStage). Exact phases need the start on
+        // the 1/p grid, so a fractional (minimum-phase) delay is rounded to 1/p (up) or 1/q (down).
+        var dEff = Double(n - 1) - delay
+        if let e = exactStep {
+            let grid = Double(up ? e.p : e.q)
+            dEff = (dEff * grid).rounded() / grid
+            delay = Double(n - 1) - dEff
+        }
+        let kernelTaps = useDeltaKernel ? 4 : k
+        let useDelta = useDeltaKernel
 
         // ---- latency bookkeeping (input frames)
         let half = Double(kernelTaps / 2)
@@ -183,14 +233,14 @@ final class FixedRatioEngine<T: ResamplerScalar> {
             lookahead = delay * step + half + 1
             history = dEff * step + half + 1
         }
-        trailingFrames = Int(lookahead.rounded(.up))
-        leadingFrames = Int(history.rounded(.up))
+        let trailing = Int(lookahead.rounded(.up))
+        let leading = Int(history.rounded(.up))
+        let t0: Double
         switch priming {
-        case .aligned: timeOrigin = 0
-        case .preroll: timeOrigin = leadingFrames
-        case .delayed: timeOrigin = -trailingFrames
+        case .aligned: t0 = 0
+        case .preroll: t0 = Double(leading)
+        case .delayed: t0 = Double(-trailing)
         }
-        let t0 = Double(timeOrigin)
         // zeros in front so that the first output's taps are all inside the stream
         let start: Double, z: Int
         if up {
@@ -208,21 +258,26 @@ final class FixedRatioEngine<T: ResamplerScalar> {
         let ps = PolyphaseStage<T>(channels: channels, kernel: useDelta ? deltaKernel : kernel, taps: kernelTaps,
                                    exactStep: exactStep, realStep: step, start: start,
                                    capacity: capacity, prepad: 0, delta: useDelta)
+        octave = oct
         poly = ps
         pending = AlignedBuffer(count: up ? 1 : channels * oct.block)
         pendingPointers = AlignedBuffer(count: channels)
         if !up { for c in 0..<channels { pendingPointers.pointer[c] = pending.pointer + c * oct.block } }
+        leadingFrames = leading
+        trailingFrames = trailing
+        timeOrigin = Int(t0)
         reset()
     }
 
-    deinit {
+    func deallocate() {
         scratch.deallocate(); scratchPointers.deallocate(); stagePointers.deallocate()
         pending.deallocate(); pendingPointers.deallocate()
+        octave.deallocate(); poly.deallocate()
     }
 
-    func reset() {
-        octave?.reset()
-        poly?.reset()
+    mutating func reset() {
+        octave.reset()
+        poly.reset()
         zerosToFeed = leadZeros
         consumedTotal = 0
         producedTotal = 0
@@ -242,12 +297,12 @@ final class FixedRatioEngine<T: ResamplerScalar> {
             let (q, _) = (2 * r.den).dividingFullWidth((high: hi + (carry ? 1 : 0), low: sum))
             return q
         }
-        return Int((Double(x) * outputRate / inputRate + 0.5).rounded(.down))
+        return floorToInt(Double(x) * outputRate / inputRate + 0.5)
     }
 
     // MARK: processing
 
-    func beginFlush() {
+    mutating func beginFlush() {
         if !flushing {
             flushing = true
             flushTarget = outputFrames(forInputFrames: consumedTotal)
@@ -256,13 +311,9 @@ final class FixedRatioEngine<T: ResamplerScalar> {
 
     /// Converts; returns (consumed, produced).
     @inline(__always)
-    func process<S: ResamplerScalar>(input: UnsafePointer<UnsafePointer<S>>?, inputFrames: Int,
-                                     output: UnsafePointer<UnsafeMutablePointer<S>>, outputCapacity: Int) -> (Int, Int) {
-        switch topology {
-        case .copy: return processCopy(input, inputFrames, output, outputCapacity)
-        case .up: return processUp(input, inputFrames, output, outputCapacity)
-        case .down: return processDown(input, inputFrames, output, outputCapacity)
-        }
+    mutating func process<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+                                              _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
+        up ? processUp(input, n, output, cap) : processDown(input, n, output, cap)
     }
 
     @inline(__always)
@@ -272,21 +323,8 @@ final class FixedRatioEngine<T: ResamplerScalar> {
         return room
     }
 
-    private func processCopy<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
-                                                 _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
-        if flushing { return (0, 0) }
-        let k = min(n, cap)
-        if let input = input, k > 0 {
-            for c in 0..<channels { output[c].update(from: input[c], count: k) }
-        }
-        consumedTotal += k
-        producedTotal += k
-        return (k, k)
-    }
-
-    private func processUp<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+    private mutating func processUp<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
                                                _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
-        let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
         var consumed = 0, produced = 0
         while true {
             let want = outputLimit(cap, produced)
@@ -297,38 +335,38 @@ final class FixedRatioEngine<T: ResamplerScalar> {
                 for c in 0..<channels {
                     stagePointers.pointer[c] = UnsafeMutableRawPointer(output[c] + produced).assumingMemoryBound(to: T.self)
                 }
-                got = b.produce(into: stagePointers.pointer, offset: 0, maxCount: want)
+                got = poly.produce(into: stagePointers.pointer, offset: 0, maxCount: want)
             } else {
-                got = b.produce(into: scratchPointers.pointer, offset: 0, maxCount: min(want, scratchFrames))
+                got = poly.produce(into: scratchPointers.pointer, offset: 0, maxCount: min(want, scratchFrames))
                 for c in 0..<channels { convert(scratchPointers.pointer[c], output[c] + produced, got) }
             }
             if got > 0 { produced += got; producedTotal += got; continue }
             // 2. run a block of the steep stage
-            if a.blockReady {
-                let room = b.makeRoom()
-                precondition(room >= 2 * a.block)
-                for c in 0..<channels { stagePointers.pointer[c] = b.writePointer(c) }
-                a.runUp(dest: stagePointers.pointer)
-                b.bufEnd += 2 * a.block
+            if octave.blockReady {
+                let room = poly.makeRoom()
+                precondition(room >= 2 * octave.block)
+                for c in 0..<channels { stagePointers.pointer[c] = poly.writePointer(c) }
+                octave.runUp(dest: stagePointers.pointer)
+                poly.bufEnd += 2 * octave.block
                 continue
             }
             // 3. feed the steep stage
-            let space = a.spaceUp
+            let space = octave.spaceUp
             if zerosToFeed > 0 {
                 let k = min(space, zerosToFeed)
-                for c in 0..<channels { (a.channelPlane(c) + a.fill).update(repeating: 0, count: k) }
-                a.fill += k; zerosToFeed -= k
+                for c in 0..<channels { zeroSamples(octave.channelPlane(c) + octave.fill, k) }
+                octave.fill += k; zerosToFeed -= k
                 continue
             }
             if consumed < n, let input = input {
                 let k = min(space, n - consumed)
-                for c in 0..<channels { convert(input[c] + consumed, a.channelPlane(c) + a.fill, k) }
-                a.fill += k; consumed += k; consumedTotal += k
+                for c in 0..<channels { convert(input[c] + consumed, octave.channelPlane(c) + octave.fill, k) }
+                octave.fill += k; consumed += k; consumedTotal += k
                 continue
             }
             if flushing {
-                for c in 0..<channels { (a.channelPlane(c) + a.fill).update(repeating: 0, count: space) }
-                a.fill += space
+                for c in 0..<channels { zeroSamples(octave.channelPlane(c) + octave.fill, space) }
+                octave.fill += space
                 continue
             }
             break
@@ -336,9 +374,8 @@ final class FixedRatioEngine<T: ResamplerScalar> {
         return (consumed, produced)
     }
 
-    private func processDown<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+    private mutating func processDown<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
                                                  _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
-        let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
         var consumed = 0, produced = 0
         while true {
             let want = outputLimit(cap, produced)
@@ -350,35 +387,43 @@ final class FixedRatioEngine<T: ResamplerScalar> {
                 pendingStart += k; produced += k; producedTotal += k
                 continue
             }
-            // 2. run a block
-            if a.fill == a.m {
-                a.runDown(dest: pendingPointers.pointer)
-                pendingStart = 0; pendingEnd = a.block
+            // 2. run a block: straight into the output when it fits, else into `pending`
+            if octave.fill == octave.window {
+                if S.self == T.self && want >= octave.block {
+                    for c in 0..<channels {
+                        stagePointers.pointer[c] = UnsafeMutableRawPointer(output[c] + produced).assumingMemoryBound(to: T.self)
+                    }
+                    octave.runDown(dest: stagePointers.pointer)
+                    produced += octave.block; producedTotal += octave.block
+                } else {
+                    octave.runDown(dest: pendingPointers.pointer)
+                    pendingStart = 0; pendingEnd = octave.block
+                }
                 continue
             }
             // 3. fractional stage output -> steep stage input
-            let need = min(a.neededDown, scratchFrames)
-            let got = b.produce(into: scratchPointers.pointer, offset: 0, maxCount: need)
+            let need = min(octave.neededDown, scratchFrames)
+            let got = poly.produce(into: scratchPointers.pointer, offset: 0, maxCount: need)
             if got > 0 {
-                let taken = a.appendDown(scratchPointers.pointer, offset: 0, count: got)
+                let taken = octave.appendDown(scratchPointers.pointer, offset: 0, count: got)
                 precondition(taken == got)
                 continue
             }
             // 4. feed the fractional stage
-            let room = b.makeRoom()
+            let room = poly.makeRoom()
             if zerosToFeed > 0 {
                 let k = min(room, zerosToFeed)
-                b.appendZeros(k); zerosToFeed -= k
+                poly.appendZeros(k); zerosToFeed -= k
                 continue
             }
             if consumed < n, let input = input {
                 let k = min(room, n - consumed)
-                for c in 0..<channels { convert(input[c] + consumed, b.writePointer(c), k) }
-                b.bufEnd += k; consumed += k; consumedTotal += k
+                for c in 0..<channels { convert(input[c] + consumed, poly.writePointer(c), k) }
+                poly.bufEnd += k; consumed += k; consumedTotal += k
                 continue
             }
             if flushing {
-                b.appendZeros(room)
+                poly.appendZeros(room)
                 continue
             }
             break
@@ -391,19 +436,16 @@ final class FixedRatioEngine<T: ResamplerScalar> {
     /// Further input frames needed before `outputs` more output frames can be produced.
     func inputFramesNeeded(forOutputFrames outputs: Int) -> Int {
         if outputs <= 0 { return 0 }
-        switch topology {
-        case .copy:
-            return outputs
-        case .up:
-            let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
+        if up {
+            let a = octave, b = poly
             let needW = b.inputNeeded(outputsAhead: outputs)
             if needW <= b.bufEnd { return 0 }
             let blocks = (needW - b.bufEnd + 2 * a.block - 1) / (2 * a.block)
-            var x = a.blockReady ? (blocks - 1) * a.block : (a.m - a.fill) + (blocks - 1) * a.block
+            var x = a.blockReady ? (blocks - 1) * a.block : (a.window - a.fill) + (blocks - 1) * a.block
             if a.blockReady && blocks == 1 { x = 0 }
             return max(0, x - zerosToFeed)
-        case .down:
-            let a = octave.unsafelyUnwrapped, b = poly.unsafelyUnwrapped
+        } else {
+            let a = octave, b = poly
             let ready = pendingEnd - pendingStart
             if outputs <= ready { return 0 }
             let blocks = (outputs - ready + a.block - 1) / a.block

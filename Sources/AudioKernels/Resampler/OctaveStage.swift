@@ -3,18 +3,19 @@
 // filter, so every transform is the same size M and the spectra are multiplied bin by bin.
 //
 // Channels are processed in pairs packed as one complex signal (left + i right): the filter is
-// real, so one complex transform filters two channels. A lone channel (mono, or the last of an
-// odd count) uses the same path with a zero partner when halving; when doubling, its two output
-// phases are packed instead (even + i odd), which costs two transforms instead of three.
+// real, so one complex transform filters two channels. Mono packs two consecutive blocks instead
+// (block b + i block b+1, each run covering two blocks), so it costs the same per channel. The
+// lone last channel of an odd count > 1 runs with a zero partner.
 //
 // Doubling (up):   w[2j]   = sum_i g_e[i] x[j + L - 1 - i],   w[2j+1] = sum_i g_o[i] x[j + L - 1 - i]
 // Halving  (down): y[j]    = sum_i h_e[i] v[2(j + L - 1 - i)] + h_o[i] v[2(j + L - 1 - i) - 1]
 // with g = 2h, h_e/h_o the even/odd taps (L = ceil(N/2) taps each), and v[-1] = 0.
 //
-// Cost per block of B = M - L + 1 input (up) or output (down) frames per channel pair:
-// three transforms of size M (4.25 M log2 M flops each) and 2M complex multiply-adds.
+// Cost per block of B = M - L + 1 input (up) or output (down) frames per channel pair (or per
+// two mono blocks): three transforms of size M (4.25 M log2 M flops each) and 2M complex
+// multiply-adds. M is chosen at init (about 8 L) to minimise the work per frame.
 
-final class OctaveStage<T: ResamplerScalar> {
+struct OctaveStage<T: ResamplerScalar> {
     typealias V = SIMD4<T>
 
     let up: Bool
@@ -22,8 +23,10 @@ final class OctaveStage<T: ResamplerScalar> {
     let pairs: Int          // complex groups: ceil(channels / 2)
     let m: Int              // transform size
     let taps: Int           // L, taps per polyphase branch
-    let block: Int          // B = m - L + 1
-    let fft: PermutedFFT<T>
+    let block: Int          // frames per run: B = m - L + 1, or 2B for mono
+    let window: Int         // input frames per run: m, or m + B for mono
+    let packBlocks: Bool    // mono: two consecutive blocks per transform
+    let fft: PermutedFFT<T.FFTVector>
 
     /// Spectra (scrambled order) of the two branches, scaled by 1/m; for a lone channel when
     /// doubling, `pack` is the spectrum of g_e + i g_o.
@@ -48,19 +51,21 @@ final class OctaveStage<T: ResamplerScalar> {
         taps = (n + 1) / 2
         m = transformSize
         precondition(m >= 2 * taps, "OctaveStage: transform too small")
-        block = m - taps + 1
-        fft = PermutedFFT<T>(size: m)
+        packBlocks = channels == 1
+        block = packBlocks ? 2 * (m - taps + 1) : m - taps + 1
+        window = packBlocks ? 2 * m - taps + 1 : m
+        fft = PermutedFFT<T.FFTVector>(size: m)
         heRe = AlignedBuffer(count: m); heIm = AlignedBuffer(count: m)
         hoRe = AlignedBuffer(count: m); hoIm = AlignedBuffer(count: m)
         packRe = AlignedBuffer(count: m); packIm = AlignedBuffer(count: m)
-        input = AlignedBuffer(count: pairs * 4 * m)
+        input = AlignedBuffer(count: pairs * 4 * 2 * m)
         work = AlignedBuffer(count: 4 * m)
 
         // branch spectra in Float64, then rounded
         let gain = up ? 2.0 : 1.0
-        let d = PermutedFFT<Double>(size: m)
+        let d = PermutedFFT<T.DesignFFTVector>(size: m)
         let r = AlignedBuffer<Double>(count: m), i = AlignedBuffer<Double>(count: m)
-        defer { r.deallocate(); i.deallocate() }
+        defer { r.deallocate(); i.deallocate(); d.deallocate() }
         let scale = gain / Double(m)
         func spectrum(_ even: Bool, _ odd: Bool, re: AlignedBuffer<T>, im: AlignedBuffer<T>) {
             for k in 0..<m { r.pointer[k] = 0; i.pointer[k] = 0 }
@@ -79,19 +84,20 @@ final class OctaveStage<T: ResamplerScalar> {
         reset()
     }
 
-    deinit {
+    func deallocate() {
         heRe.deallocate(); heIm.deallocate(); hoRe.deallocate(); hoIm.deallocate()
         packRe.deallocate(); packIm.deallocate(); input.deallocate(); work.deallocate()
+        fft.deallocate()
     }
 
-    func reset() {
-        input.pointer.update(repeating: 0, count: pairs * 4 * m)
+    mutating func reset() {
+        zeroSamples(input.pointer, pairs * 4 * 2 * m)
         fill = 0
         // down: o[0] = v[-1] = 0 is the first frame of the odd stream
         fillOdd = up ? 0 : 1
     }
 
-    @inline(__always) func plane(_ g: Int, _ k: Int) -> UnsafeMutablePointer<T> { input.pointer + (g * 4 + k) * m }
+    @inline(__always) func plane(_ g: Int, _ k: Int) -> UnsafeMutablePointer<T> { input.pointer + (g * 4 + k) * 2 * m }
 
     /// Channel c's plane in the x (up) or e (down) stream.
     @inline(__always) func channelPlane(_ c: Int, odd: Bool = false) -> UnsafeMutablePointer<T> {
@@ -101,30 +107,38 @@ final class OctaveStage<T: ResamplerScalar> {
     // MARK: up
 
     /// Frames of x the block still needs.
-    var spaceUp: Int { m - fill }
+    var spaceUp: Int { window - fill }
 
-    var blockReady: Bool { fill == m }
+    var blockReady: Bool { fill == window }
 
     /// Runs one block: x[fill == m] -> 2*block frames of w per channel written to dest[c] (+offset).
-    func runUp(dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>) {
-        let m = self.m, L = taps, B = block
+    mutating func runUp(dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>) {
+        let m = self.m, L = taps
         let wr = work.pointer, wi = wr + m, vr = wi + m, vi = vr + m
+        if packBlocks {
+            // blocks b and b+1 of the one channel as real and imaginary parts
+            let x = plane(0, 0), half = m - L + 1
+            fft.forward(from: x, x + half, to: wr, wi)
+            OctaveStage.multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
+            OctaveStage.multiply(wr, wi, heRe.pointer, heIm.pointer, m)
+            fft.inverse(wr, wi)
+            fft.inverse(vr, vi)
+            OctaveStage.interleave(wr + (L - 1), vr + (L - 1), dest[0], half)
+            OctaveStage.interleave(wi + (L - 1), vi + (L - 1), dest[0] + 2 * half, half)
+            moveSamples(x, x + block, L - 1)
+            fill = L - 1
+            return
+        }
+        let B = block
         for g in 0..<pairs {
             let xr = plane(g, 0), xi = plane(g, 1)
-            wr.update(from: xr, count: m)
-            wi.update(from: xi, count: m)
-            fft.forward(wr, wi)
+            fft.forward(from: xr, xi, to: wr, wi)
             let lone = 2 * g + 1 >= channels
             if lone {
                 OctaveStage.multiply(wr, wi, packRe.pointer, packIm.pointer, m)
                 fft.inverse(wr, wi)
                 let d0 = dest[2 * g]
-                var j = 0
-                while j < B {
-                    d0[2 * j] = wr[L - 1 + j]
-                    d0[2 * j + 1] = wi[L - 1 + j]
-                    j += 1
-                }
+                OctaveStage.interleave(wr + (L - 1), wi + (L - 1), d0, B)
             } else {
                 OctaveStage.multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
                 OctaveStage.multiply(wr, wi, heRe.pointer, heIm.pointer, m)
@@ -135,8 +149,8 @@ final class OctaveStage<T: ResamplerScalar> {
                 OctaveStage.interleave(wi + (L - 1), vi + (L - 1), d1, B)
             }
             // keep the last L - 1 frames
-            xr.update(from: xr + B, count: L - 1)
-            xi.update(from: xi + B, count: L - 1)
+            moveSamples(xr, xr + B, L - 1)
+            moveSamples(xi, xi + B, L - 1)
         }
         fill = L - 1
     }
@@ -144,24 +158,36 @@ final class OctaveStage<T: ResamplerScalar> {
     // MARK: down
 
     /// Runs one block (down): e/o streams full -> `block` output frames per channel into dest.
-    func runDown(dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>) {
-        let m = self.m, L = taps, B = block
+    mutating func runDown(dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>) {
+        let m = self.m, L = taps
         let ar = work.pointer, ai = ar + m, br = ai + m, bi = br + m
-        for g in 0..<pairs {
-            let er = plane(g, 0), ei = plane(g, 1), or = plane(g, 2), oi = plane(g, 3)
-            ar.update(from: er, count: m); ai.update(from: ei, count: m)
-            br.update(from: or, count: m); bi.update(from: oi, count: m)
-            fft.forward(ar, ai)
-            fft.forward(br, bi)
+        if packBlocks {
+            let e = plane(0, 0), o = plane(0, 2), half = m - L + 1
+            fft.forward(from: e, e + half, to: ar, ai)
+            fft.forward(from: o, o + half, to: br, bi)
             OctaveStage.multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
             fft.inverse(ar, ai)
-            let d0 = dest[2 * g]
-            (d0).update(from: ar + (L - 1), count: B)
+            moveSamples(dest[0], ar + (L - 1), half)
+            moveSamples(dest[0] + half, ai + (L - 1), half)
+            moveSamples(e, e + block, L - 1)
+            moveSamples(o, o + block, L - 1)
+            fill = L - 1
+            fillOdd = L - 1
+            return
+        }
+        let B = block
+        for g in 0..<pairs {
+            let er = plane(g, 0), ei = plane(g, 1), or = plane(g, 2), oi = plane(g, 3)
+            fft.forward(from: er, ei, to: ar, ai)
+            fft.forward(from: or, oi, to: br, bi)
+            OctaveStage.multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
+            fft.inverse(ar, ai)
+            moveSamples(dest[2 * g], ar + (L - 1), B)
             if 2 * g + 1 < channels {
-                dest[2 * g + 1].update(from: ai + (L - 1), count: B)
+                moveSamples(dest[2 * g + 1], ai + (L - 1), B)
             }
-            er.update(from: er + B, count: L - 1); ei.update(from: ei + B, count: L - 1)
-            or.update(from: or + B, count: L - 1); oi.update(from: oi + B, count: L - 1)
+            moveSamples(er, er + B, L - 1); moveSamples(ei, ei + B, L - 1)
+            moveSamples(or, or + B, L - 1); moveSamples(oi, oi + B, L - 1)
         }
         fill = L - 1
         fillOdd = L - 1
@@ -169,9 +195,9 @@ final class OctaveStage<T: ResamplerScalar> {
 
     /// Appends up to `n` frames of v (per channel, from src[c] + offset) to the even/odd
     /// streams, stopping when a block is ready; returns the number taken.
-    func appendDown(_ src: UnsafeMutablePointer<UnsafeMutablePointer<T>>, offset: Int, count n: Int) -> Int {
+    mutating func appendDown(_ src: UnsafeMutablePointer<UnsafeMutablePointer<T>>, offset: Int, count n: Int) -> Int {
         var taken = 0
-        while taken < n && fill < m {
+        while taken < n && fill < window {
             // next v is odd when fillOdd == fill + 1 is false, i.e. when fillOdd == fill
             if fillOdd == fill {
                 for c in 0..<channels { channelPlane(c, odd: true)[fillOdd] = src[c][offset + taken] }
@@ -180,7 +206,7 @@ final class OctaveStage<T: ResamplerScalar> {
             } else {
                 // even sample, then as many (even, odd) pairs as fit
                 let pairsAvail = (n - taken - 1) / 2
-                let evenRoom = m - fill
+                let evenRoom = window - fill
                 let k = min(pairsAvail, evenRoom - 1)
                 for c in 0..<channels {
                     let s = src[c] + offset + taken
@@ -203,7 +229,7 @@ final class OctaveStage<T: ResamplerScalar> {
     }
 
     /// Frames of v still needed before the next block can run.
-    var neededDown: Int { (m - fill) + (m - fillOdd) }
+    var neededDown: Int { (window - fill) + (window - fillOdd) }
 
     // MARK: kernels
 

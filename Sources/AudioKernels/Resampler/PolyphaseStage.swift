@@ -8,10 +8,14 @@
 // sample with 4-point Lagrange interpolation between rows and a 64-bit fixed-point fraction
 // (position error below 2^-64 samples per step), deterministic for any chunking.
 //
+// Exact ratios precompute, for one period of p outputs, each output's input offset and its
+// coefficient row (stored in output order), and compute four outputs at a time (two for
+// Float64) with one transposed horizontal sum, sharing coefficients between a channel pair.
+//
 // Cost per output frame: K multiply-adds per channel (exact) or K * (4 / channels + 1)
 // (interpolated), SIMD4; no allocation after init.
 
-final class PolyphaseStage<T: ResamplerScalar> {
+struct PolyphaseStage<T: ResamplerScalar> {
     typealias V = SIMD4<T>
 
     let channels: Int
@@ -27,10 +31,15 @@ final class PolyphaseStage<T: ResamplerScalar> {
     var stepFrac: UInt64       // interpolated: step = stepInt + stepFrac / 2^64
     let table: AlignedBuffer<T>
 
-    // position of the next output
-    var posInt: Int
-    var posNum: Int
-    var posFrac: UInt64
+    // position of the next output. Exact ratios: output m = cycle * p + j sits at
+    // cycleBase + cycleOffsets[j] with coefficient row j (rows stored in output order), where
+    // cycleOffsets[j] = (startNum + j q) / p; j runs to p + 7 so eight outputs never wrap.
+    var cycleBase = 0
+    var cycleIndex = 0
+    let cycleOffsets: AlignedBuffer<Int>
+    // interpolated ratios
+    var posIntInterp = 0
+    var posFrac: UInt64 = 0
     let startInt: Int, startNum: Int, startFrac: UInt64
 
     // input FIFO: absolute indices [bufStart, bufEnd), channel planes `capacity` apart
@@ -66,11 +75,15 @@ final class PolyphaseStage<T: ResamplerScalar> {
             var si = Int(s) / e.p, sn = Int(s) % e.p
             if sn < 0 { sn += e.p; si -= 1 }
             startInt = si; startNum = sn; startFrac = 0
-            table = AlignedBuffer(count: e.p * taps)
-            for ph in 0..<e.p {
-                let f = Double(ph) / Double(e.p)
+            let rows = e.p + 8
+            table = AlignedBuffer(count: rows * taps)
+            cycleOffsets = AlignedBuffer(count: rows)
+            for j in 0..<rows {
+                let num = sn + j * e.q
+                cycleOffsets.pointer[j] = num / e.p
+                let f = Double(num % e.p) / Double(e.p)
                 for k in 0..<taps {
-                    table.pointer[ph * taps + k] = delta ? (k == half - 1 ? 1 : 0) : T(kernel(f + Double(half - 1 - k)))
+                    table.pointer[j * taps + k] = delta ? (k == half - 1 ? 1 : 0) : T(kernel(f + Double(half - 1 - k)))
                 }
             }
         } else {
@@ -82,6 +95,7 @@ final class PolyphaseStage<T: ResamplerScalar> {
             stepFrac = PolyphaseStage.fraction64(realStep - realStep.rounded(.down))
             let si = start.rounded(.down)
             startInt = Int(si); startNum = 0; startFrac = PolyphaseStage.fraction64(start - si)
+            cycleOffsets = AlignedBuffer(count: 1)
             // rows for phase -1 ... phases + 1
             let rows = phases + 3
             table = AlignedBuffer(count: rows * taps)
@@ -92,11 +106,13 @@ final class PolyphaseStage<T: ResamplerScalar> {
                 }
             }
         }
-        posInt = startInt; posNum = startNum; posFrac = startFrac
         reset()
     }
 
-    deinit { table.deallocate(); buffer.deallocate() }
+    func deallocate() { table.deallocate(); buffer.deallocate(); cycleOffsets.deallocate() }
+
+    /// Integer part of the next output's position.
+    var posInt: Int { exact ? cycleBase &+ cycleOffsets.pointer[cycleIndex] : posIntInterp }
 
     static func fraction64(_ f: Double) -> UInt64 {
         let x = f * 18_446_744_073_709_551_616.0
@@ -105,12 +121,13 @@ final class PolyphaseStage<T: ResamplerScalar> {
         return UInt64(x)
     }
 
-    func reset() {
-        posInt = startInt; posNum = startNum; posFrac = startFrac
+    mutating func reset() {
+        cycleBase = startInt; cycleIndex = 0
+        posIntInterp = startInt; posFrac = startFrac
         bufStart = 0
         bufEnd = prepad
         for c in 0..<channels {
-            (buffer.pointer + c * capacity).update(repeating: 0, count: prepad)
+            zeroSamples(buffer.pointer + c * capacity, prepad)
         }
     }
 
@@ -121,24 +138,25 @@ final class PolyphaseStage<T: ResamplerScalar> {
         if m <= 0 { return 0 }
         let a = m - 1
         if exact {
-            let num = posNum + a * stepNum
-            return posInt + a * stepInt + num / phases + half + 1
+            let m = cycleIndex + a
+            let c = m / phases, j = m - c * phases
+            return cycleBase + c * (stepInt * phases + stepNum) + cycleOffsets.pointer[j] + half + 1
         } else {
             let (hi, lo) = UInt64(a).multipliedFullWidth(by: stepFrac)
             let (_, carry) = lo.addingReportingOverflow(posFrac)
-            return posInt + a * stepInt + Int(hi) + (carry ? 1 : 0) + half + 1
+            return posIntInterp + a * stepInt + Int(hi) + (carry ? 1 : 0) + half + 1
         }
     }
 
     /// Free space at the end of the input FIFO after discarding what no future output needs.
-    func makeRoom() -> Int {
+    mutating func makeRoom() -> Int {
         let drop = min(posInt - half + 1, bufEnd) - bufStart
         if drop > 0 {
             let n = bufEnd - bufStart - drop
             if n > 0 {
                 for c in 0..<channels {
                     let p = plane(c)
-                    p.update(from: p + drop, count: n)
+                    moveSamples(p, p + drop, n)
                 }
             }
             bufStart += drop
@@ -150,40 +168,98 @@ final class PolyphaseStage<T: ResamplerScalar> {
     @inline(__always) func writePointer(_ c: Int) -> UnsafeMutablePointer<T> { plane(c) + (bufEnd - bufStart) }
 
     /// Appends zeros (flush).
-    func appendZeros(_ n: Int) {
-        for c in 0..<channels { writePointer(c).update(repeating: 0, count: n) }
+    mutating func appendZeros(_ n: Int) {
+        for c in 0..<channels { zeroSamples(writePointer(c), n) }
         bufEnd += n
     }
 
     /// Computes up to `maxCount` outputs into `dest[c][offset...]`; returns how many.
-    func produce(into dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>, offset: Int, maxCount: Int) -> Int {
+    mutating func produce(into dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>, offset: Int, maxCount: Int) -> Int {
         if exact { return produceExact(dest, offset, maxCount) }
         return produceInterpolated(dest, offset, maxCount)
     }
 
     @inline(__always)
-    private func produceExact(_ dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>, _ offset: Int, _ maxCount: Int) -> Int {
+    private mutating func produceExact(_ dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>, _ offset: Int, _ maxCount: Int) -> Int {
         let K = taps
         var count = 0
-        var pi = posInt, pn = posNum
-        let limit = bufEnd &- half       // output needs pi + half < bufEnd
+        var j = cycleIndex, base = cycleBase
+        let offs = cycleOffsets.pointer
+        let p = phases, q = stepInt &* phases &+ stepNum
+        let limit = bufEnd &- half       // output needs position + half < bufEnd
         let base0 = buffer.pointer
         let cap = capacity
         let tab = table.pointer
-        let p = phases, sI = stepInt, sN = stepNum
         let origin = bufStart &+ half &- 1
-        // four outputs at a time: 8 accumulators per channel pair, one transposed sum each
-        while count &+ 4 <= maxCount {
-            let pi0 = pi, pn0 = pn
-            var pi1 = pi0 &+ sI, pn1 = pn0 &+ sN
-            if pn1 >= p { pn1 &-= p; pi1 &+= 1 }
-            var pi2 = pi1 &+ sI, pn2 = pn1 &+ sN
-            if pn2 >= p { pn2 &-= p; pi2 &+= 1 }
-            var pi3 = pi2 &+ sI, pn3 = pn2 &+ sN
-            if pn3 >= p { pn3 &-= p; pi3 &+= 1 }
-            if pi3 >= limit { break }
-            let c0 = tab + pn0 &* K, c1 = tab + pn1 &* K, c2 = tab + pn2 &* K, c3 = tab + pn3 &* K
-            let s0 = pi0 &- origin, s1 = pi1 &- origin, s2 = pi2 &- origin, s3 = pi3 &- origin
+        // Float64: two outputs at a time (4 accumulators of 2 registers each fit the 16 SSE
+        // registers; 8 would spill)
+        while MemoryLayout<T>.size == 8 && count &+ 2 <= maxCount {
+            if base &+ offs[j &+ 1] >= limit { break }
+            let s0 = base &+ offs[j] &- origin, s1 = base &+ offs[j &+ 1] &- origin
+            let c0 = tab + j &* K
+            let c1 = c0 + K
+            var c = 0
+            while c &+ 1 < channels {
+                let xa = base0 + c &* cap, xb = xa + cap
+                var a0 = V(), a1 = V(), b0 = V(), b1 = V()
+                var k = 0
+                while k < K {
+                    let h0 = c0.v4(k), h1 = c1.v4(k)
+                    a0 += h0 * xa.v4(s0 &+ k); b0 += h0 * xb.v4(s0 &+ k)
+                    a1 += h1 * xa.v4(s1 &+ k); b1 += h1 * xb.v4(s1 &+ k)
+                    k &+= 4
+                }
+                let r = PolyphaseStage.sum4(a0, a1, b0, b1)
+                dest[c][offset &+ count] = r[0]; dest[c][offset &+ count &+ 1] = r[1]
+                dest[c &+ 1][offset &+ count] = r[2]; dest[c &+ 1][offset &+ count &+ 1] = r[3]
+                c &+= 2
+            }
+            if c < channels {
+                let xa = base0 + c &* cap
+                var a0 = V(), a1 = V()
+                var k = 0
+                while k < K {
+                    a0 += c0.v4(k) * xa.v4(s0 &+ k)
+                    a1 += c1.v4(k) * xa.v4(s1 &+ k)
+                    k &+= 4
+                }
+                let r = PolyphaseStage.sum4(a0, a1, V(), V())
+                dest[c][offset &+ count] = r[0]; dest[c][offset &+ count &+ 1] = r[1]
+            }
+            count &+= 2
+            j &+= 2
+            while j >= p { j &-= p; base &+= q }
+        }
+        // Float32 mono: eight outputs at a time
+        while MemoryLayout<T>.size == 4 && channels == 1 && count &+ 8 <= maxCount {
+            if base &+ offs[j &+ 7] >= limit { break }
+            let xa = base0 + (base &- origin)
+            let c0 = tab + j &* K
+            var a0 = V(), a1 = V(), a2 = V(), a3 = V(), a4 = V(), a5 = V(), a6 = V(), a7 = V()
+            let x0 = xa + offs[j], x1 = xa + offs[j &+ 1], x2 = xa + offs[j &+ 2], x3 = xa + offs[j &+ 3]
+            let x4 = xa + offs[j &+ 4], x5 = xa + offs[j &+ 5], x6 = xa + offs[j &+ 6], x7 = xa + offs[j &+ 7]
+            var k = 0
+            while k < K {
+                let c = c0 + k
+                a0 += c.v4(0) * x0.v4(k); a1 += c.v4(K) * x1.v4(k)
+                a2 += c.v4(2 &* K) * x2.v4(k); a3 += c.v4(3 &* K) * x3.v4(k)
+                a4 += c.v4(4 &* K) * x4.v4(k); a5 += c.v4(5 &* K) * x5.v4(k)
+                a6 += c.v4(6 &* K) * x6.v4(k); a7 += c.v4(7 &* K) * x7.v4(k)
+                k &+= 4
+            }
+            dest[0].setV4(offset &+ count, PolyphaseStage.sum4(a0, a1, a2, a3))
+            dest[0].setV4(offset &+ count &+ 4, PolyphaseStage.sum4(a4, a5, a6, a7))
+            count &+= 8
+            j &+= 8
+            while j >= p { j &-= p; base &+= q }
+        }
+        // Float32: four outputs at a time: 8 accumulators per channel pair, one transposed sum each
+        while MemoryLayout<T>.size == 4 && count &+ 4 <= maxCount {
+            if base &+ offs[j &+ 3] >= limit { break }
+            let s0 = base &+ offs[j] &- origin, s1 = base &+ offs[j &+ 1] &- origin
+            let s2 = base &+ offs[j &+ 2] &- origin, s3 = base &+ offs[j &+ 3] &- origin
+            let c0 = tab + j &* K
+            let c1 = c0 + K, c2 = c1 + K, c3 = c2 + K
             var c = 0
             while c &+ 1 < channels {
                 let xa = base0 + c &* cap, xb = xa + cap
@@ -216,12 +292,14 @@ final class PolyphaseStage<T: ResamplerScalar> {
                 dest[c].setV4(offset &+ count, PolyphaseStage.sum4(a0, a1, a2, a3))
             }
             count &+= 4
-            pi = pi3 &+ sI; pn = pn3 &+ sN
-            if pn >= p { pn &-= p; pi &+= 1 }
+            j &+= 4
+            while j >= p { j &-= p; base &+= q }
         }
-        while count < maxCount && pi < limit {
-            let start = pi &- origin
-            let coef = tab + pn &* K
+        while count < maxCount {
+            let pos = base &+ offs[j]
+            if pos >= limit { break }
+            let start = pos &- origin
+            let coef = tab + j &* K
             for c in 0..<channels {
                 let x0 = base0 + c &* cap + start
                 var a0 = V()
@@ -230,11 +308,10 @@ final class PolyphaseStage<T: ResamplerScalar> {
                 dest[c][offset &+ count] = PolyphaseStage.sum4(a0, V(), V(), V())[0]
             }
             count &+= 1
-            pi &+= sI
-            pn &+= sN
-            if pn >= p { pn &-= p; pi &+= 1 }
+            j &+= 1
+            if j >= p { j &-= p; base &+= q }
         }
-        posInt = pi; posNum = pn
+        cycleIndex = j; cycleBase = base
         return count
     }
 
@@ -248,10 +325,10 @@ final class PolyphaseStage<T: ResamplerScalar> {
     }
 
     @inline(__always)
-    private func produceInterpolated(_ dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>, _ offset: Int, _ maxCount: Int) -> Int {
+    private mutating func produceInterpolated(_ dest: UnsafeMutablePointer<UnsafeMutablePointer<T>>, _ offset: Int, _ maxCount: Int) -> Int {
         let K = taps
         var count = 0
-        var pi = posInt
+        var pi = posIntInterp
         var pf = posFrac
         let limit = bufEnd - half
         let base0 = buffer.pointer
@@ -302,7 +379,7 @@ final class PolyphaseStage<T: ResamplerScalar> {
             pf = nf
             pi += sI + (carry ? 1 : 0)
         }
-        posInt = pi; posFrac = pf
+        posIntInterp = pi; posFrac = pf
         return count
     }
 }

@@ -42,7 +42,8 @@ enum ResamplerFilterDesign {
         }
     }
 
-    /// A linear-phase low-pass FIR with `length` taps (odd), centred on tap (length-1)/2.
+    /// A linear-phase low-pass FIR with `length` taps (odd), centred on tap (length-1)/2: the
+    /// Kaiser-windowed ideal low-pass (cut-off in cycles per sample).
     static func lowpass(length: Int, cutoff: Double, beta: Double, gain: Double) -> [Double] {
         let center = Double(length - 1) / 2
         var h = [Double](repeating: 0, count: length)
@@ -57,15 +58,89 @@ enum ResamplerFilterDesign {
         return h
     }
 
+    /// Frequency response H(nu) (nu in cycles per unit of t) of a kernel, by the trapezoid rule on
+    /// 64 points per unit (the kernel is smooth and vanishes at its ends, so this converges fast).
+    static func response(of kernel: Kernel, at nus: [Double]) -> [Double] {
+        let steps = min(4096, max(64, Int(64 * 2 * kernel.radius)))
+        let dt = 2 * kernel.radius / Double(steps)
+        var samples = [Double](repeating: 0, count: steps + 1)
+        for i in 0...steps { samples[i] = kernel(-kernel.radius + Double(i) * dt) }
+        return nus.map { nu in
+            // cos(2 pi nu t) by rotation from t = -radius
+            let c0 = ResamplerMath.cosPi(-2 * nu * kernel.radius), s0 = ResamplerMath.sinPi(-2 * nu * kernel.radius)
+            let cd = ResamplerMath.cosPi(2 * nu * dt), sd = ResamplerMath.sinPi(2 * nu * dt)
+            var c = c0, s = s0, sum = 0.0
+            for i in 0...steps {
+                sum += samples[i] * c
+                (c, s) = (c * cd - s * sd, s * cd + c * sd)
+                if i % 256 == 255 {   // re-anchor the rotation
+                    let t = -kernel.radius + Double(i + 1) * dt
+                    c = ResamplerMath.cosPi(2 * nu * t); s = ResamplerMath.sinPi(2 * nu * t)
+                }
+            }
+            return sum * dt
+        }
+    }
+
+    /// g0 + 2 sum_k g_k cos(2 pi k f).
+    static func cosineSeries(_ g: [Double], at freqs: [Double]) -> [Double] {
+        freqs.map { f in
+            var sum = g[0]
+            for k in 1..<max(1, g.count) { sum += 2 * g[k] * ResamplerMath.cosPi(2 * Double(k) * f) }
+            return sum
+        }
+    }
+
+    /// Least-squares cosine series G(f) = g0 + 2 sum_{k=1..taps} g_k cos(2 pi k f) matching
+    /// `target` on the grid `freqs` (Householder QR; the normal equations are too ill-conditioned).
+    static func cosineFit(freqs: [Double], target: [Double], taps: Int) -> [Double] {
+        let m = freqs.count, n = taps + 1
+        var a = [Double](repeating: 0, count: m * n)      // row-major m x n
+        var b = target
+        for i in 0..<m {
+            for k in 0..<n { a[i * n + k] = (k == 0 ? 1 : 2) * ResamplerMath.cosPi(2 * Double(k) * freqs[i]) }
+        }
+        for j in 0..<n {
+            var norm = 0.0
+            for i in j..<m { norm += a[i * n + j] * a[i * n + j] }
+            norm = norm.squareRoot()
+            if norm == 0 { continue }
+            let alpha = a[j * n + j] > 0 ? -norm : norm
+            var v = [Double](repeating: 0, count: m)
+            for i in j..<m { v[i] = a[i * n + j] }
+            v[j] -= alpha
+            var vv = 0.0
+            for i in j..<m { vv += v[i] * v[i] }
+            if vv == 0 { continue }
+            for k in j..<n {
+                var d = 0.0
+                for i in j..<m { d += v[i] * a[i * n + k] }
+                let f = 2 * d / vv
+                for i in j..<m { a[i * n + k] -= f * v[i] }
+            }
+            var d = 0.0
+            for i in j..<m { d += v[i] * b[i] }
+            let f = 2 * d / vv
+            for i in j..<m { b[i] -= f * v[i] }
+        }
+        var x = [Double](repeating: 0, count: n)
+        for j in stride(from: n - 1, through: 0, by: -1) {
+            var sum = b[j]
+            for k in (j + 1)..<n { sum -= a[j * n + k] * x[k] }
+            x[j] = a[j * n + j] != 0 ? sum / a[j * n + j] : 0
+        }
+        return x
+    }
+
     /// The minimum-phase filter with the same magnitude response (real cepstrum method, with an
     /// FFT 32x longer than the filter to keep cepstral aliasing below the stop band).
     /// Returns the filter (same length) and its group delay at DC in taps.
     static func minimumPhase(_ h: [Double]) -> (filter: [Double], delay: Double) {
         var n = 16
         while n < 32 * h.count { n *= 2 }
-        let fft = PermutedFFT<Double>(size: n)
+        let fft = PermutedFFT<SIMD2<Double>>(size: n)
         let re = AlignedBuffer<Double>(count: n), im = AlignedBuffer<Double>(count: n)
-        defer { re.deallocate(); im.deallocate() }
+        defer { re.deallocate(); im.deallocate(); fft.deallocate() }
         for i in 0..<h.count { re.pointer[i] = h[i] }
         fft.forward(re.pointer, im.pointer)
         var peak = 0.0

@@ -5,8 +5,11 @@
 // module. They use `SIMD4<T>` with separate multiply and add: the package is compiled for the
 // x86-64 baseline (SSE2), where `addingProduct` would become a call to `fmaf` per lane.
 
-@usableFromInline
 protocol ResamplerScalar: BinaryFloatingPoint, SIMDScalar, Codable {
+    /// The FFT's vector (one SSE register), and the Float64 vector of the same width used to
+    /// compute filter spectra in the same scrambled order.
+    associatedtype FFTVector: SIMD where FFTVector.Scalar == Self
+    associatedtype DesignFFTVector: SIMD where DesignFFTVector.Scalar == Double
     init(_ value: Double)
     init(_ value: Float)
     var doubleValue: Double { get }
@@ -14,13 +17,17 @@ protocol ResamplerScalar: BinaryFloatingPoint, SIMDScalar, Codable {
 }
 
 extension Float: ResamplerScalar {
-    @inlinable var doubleValue: Double { Double(self) }
-    @inlinable var floatValue: Float { self }
+    typealias FFTVector = SIMD4<Float>
+    typealias DesignFFTVector = SIMD4<Double>
+    var doubleValue: Double { Double(self) }
+    var floatValue: Float { self }
 }
 
 extension Double: ResamplerScalar {
-    @inlinable var doubleValue: Double { self }
-    @inlinable var floatValue: Float { Float(self) }
+    typealias FFTVector = SIMD2<Double>
+    typealias DesignFFTVector = SIMD2<Double>
+    var doubleValue: Double { self }
+    var floatValue: Float { Float(self) }
 }
 
 /// Unaligned SIMD loads and stores on typed pointers.
@@ -45,7 +52,6 @@ extension UnsafePointer where Pointee: SIMDScalar {
 
 /// A zero-initialised, 64-byte aligned buffer that lives as long as its owner (allocated on the
 /// control side, in an initialiser).
-@usableFromInline
 struct AlignedBuffer<T> {
     let pointer: UnsafeMutablePointer<T>
     let count: Int
@@ -59,4 +65,41 @@ struct AlignedBuffer<T> {
     }
 
     func deallocate() { UnsafeMutableRawPointer(pointer).deallocate() }
+}
+
+/// floor and ceil to Int without `FloatingPointRoundingRule` (whose use the real-time checker
+/// reports as possible metadata access); |x| < 2^62.
+@inline(__always)
+func floorToInt(_ x: Double) -> Int {
+    let i = Int(x)                      // truncates toward zero
+    return Double(i) > x ? i - 1 : i
+}
+
+@inline(__always)
+func ceilToInt(_ x: Double) -> Int {
+    let i = Int(x)
+    return Double(i) < x ? i + 1 : i
+}
+
+/// memmove of n samples (regions may overlap); no generic value-witness calls.
+@inline(__always)
+func moveSamples<T>(_ dst: UnsafeMutablePointer<T>, _ src: UnsafePointer<T>, _ n: Int) {
+    if n > 0 { UnsafeMutableRawPointer(dst).copyMemory(from: UnsafeRawPointer(src), byteCount: n * MemoryLayout<T>.stride) }
+}
+
+@inline(__always)
+func moveSamples<T>(_ dst: UnsafeMutablePointer<T>, _ src: UnsafeMutablePointer<T>, _ n: Int) {
+    moveSamples(dst, UnsafePointer(src), n)
+}
+
+/// Sets n samples of a floating-point type to +0.
+@inline(__always)
+func zeroSamples<T>(_ p: UnsafeMutablePointer<T>, _ n: Int) {
+    if n > 0 {
+        let raw = UnsafeMutableRawPointer(p)
+        var i = 0
+        let bytes = n * MemoryLayout<T>.stride
+        while i + 8 <= bytes { raw.storeBytes(of: UInt64(0), toByteOffset: i, as: UInt64.self); i += 8 }
+        while i < bytes { raw.storeBytes(of: UInt8(0), toByteOffset: i, as: UInt8.self); i += 1 }
+    }
 }

@@ -18,37 +18,59 @@
 /// * **Real-time safe**: `process`, `flush`, `reset` and the queries allocate nothing, take no
 ///   lock and make no system call; all tables and buffers are allocated in `init`.
 ///
-/// Example (offline, whole buffers):
+/// Example (offline, whole buffers; `left`, `right` are `[Float]` of `n` frames):
 /// ```swift
 /// let src = SampleRateConverter(inputRate: 44_100, outputRate: 48_000, channels: 2)
-/// var produced = 0
-/// input.withChannelPointers { ins in                 // UnsafeBufferPointer<UnsafePointer<Float>>
-///     output.withChannelPointers { outs in           // capacity: src.outputFrames(forInputFrames: n)
-///         var consumed = 0
-///         while consumed < n {                        // process() stops when the output is full
-///             let r = src.process(input: ins, offset: consumed, inputFrames: n - consumed,
-///                                 output: outs, offset: produced, outputCapacity: cap - produced)
-///             consumed += r.consumed; produced += r.produced
-///         }
-///         while case let k = src.flush(output: outs, offset: produced, outputCapacity: cap - produced), k > 0 {
-///             produced += k
+/// let total = src.outputFrames(forInputFrames: n)          // exact output length
+/// let outL = UnsafeMutablePointer<Float>.allocate(capacity: total)
+/// let outR = UnsafeMutablePointer<Float>.allocate(capacity: total)
+/// left.withUnsafeBufferPointer { l in
+///     right.withUnsafeBufferPointer { r in
+///         let ins = [l.baseAddress!, r.baseAddress!], outs = [outL, outR]
+///         ins.withUnsafeBufferPointer { i in
+///             outs.withUnsafeBufferPointer { o in
+///                 var consumed = 0, produced = 0
+///                 while consumed < n {                      // stops early only if the output is full
+///                     let step = src.process(input: i, offset: consumed, inputFrames: n - consumed,
+///                                            output: o, offset: produced, outputCapacity: total - produced)
+///                     consumed += step.consumed; produced += step.produced
+///                 }
+///                 while produced < total {                  // the tail: input followed by silence
+///                     produced += src.flush(output: o, offset: produced, outputCapacity: total - produced)
+///                 }
+///             }
 ///         }
 ///     }
 /// }
 /// ```
-/// Pull model (as in a converter that asks an input callback for data):
+/// Pull model (a converter that asks an input callback for data, output capacity `cap`):
 /// ```swift
-/// while produced < capacity {
-///     let need = src.inputFramesNeeded(forOutputFrames: capacity - produced)
-///     let got = pullInput(max(need, 1))                // may return fewer; 0 at end of stream
-///     if got == 0 { produced += src.flush(...); break }
-///     feed `got` frames with process(...)              // consumes all of them unless the output fills
+/// var produced = 0
+/// while produced < cap {
+///     let need = src.inputFramesNeeded(forOutputFrames: cap - produced)   // 0: enough inside
+///     let (ins, got, endOfStream) = pullInput(need)        // may supply fewer frames
+///     produced += src.process(input: ins, inputFrames: got, output: outs, offset: produced,
+///                             outputCapacity: cap - produced).produced   // consumes all `got`
+///     if endOfStream {
+///         produced += src.flush(output: outs, offset: produced, outputCapacity: cap - produced)
+///         break
+///     }
 /// }
 /// ```
+/// Feeding exactly `inputFramesNeeded(forOutputFrames: k)` frames yields at least k frames and
+/// consumes all of them, so a caller can implement "pull what you need" with no internal queue.
+/// There is no maximum input size: `process` takes any number of frames and stops consuming
+/// when the output is full (the frames it did not consume are reported back).
 ///
-/// Complexity: per output frame and channel, about 80-100 floating-point operations at `.high`
-/// (independent of the ratio for up-sampling; proportional to in/out for heavy down-sampling in
-/// the polyphase part); memory: a few hundred KB of tables and buffers.
+/// Mapping to a converter's options: quality min/low/medium/high/max -> the levels of the same
+/// names; a "mastering" algorithm -> `.max`; a "minimum phase" algorithm -> `phase: .minimum`;
+/// prime methods pre/normal/none -> priming `.preroll`/`.aligned`/`.delayed` with the prime
+/// info (leadingFrames, trailingFrames) = (`leadingFrames`, `trailingFrames`).
+///
+/// Complexity: O(frames) per call with a small constant: at `.high`, about 10 ns per stereo
+/// output frame for 44.1 <-> 48/96 kHz on a 2024 x86-64 core (2000x realtime); `.max` (Float64)
+/// about twice that. Creation is O(filter length x ratio denominator), a few milliseconds;
+/// memory is a few hundred KB of tables and buffers.
 public final class SampleRateConverter {
     public let inputRate: Double
     public let outputRate: Double
@@ -57,13 +79,18 @@ public final class SampleRateConverter {
     public let phase: ResamplerPhase
     public let priming: ResamplerPriming
 
-    enum Core {
-        case single(FixedRatioEngine<Float>)
-        case double(FixedRatioEngine<Double>)
-        case variableSingle(VariableRatioEngine<Float>)
-        case variableDouble(VariableRatioEngine<Double>)
-    }
-    let core: Core
+    // Exactly one engine exists. The engines are structs behind pointers allocated here, so the
+    // render path reaches them with static dispatch and no reference counting (see
+    // ResamplerRealTimeSafety.swift).
+    enum Kind { case copy, single, double, variableSingle, variableDouble }
+    let kind: Kind
+    private let single: UnsafeMutablePointer<FixedRatioEngine<Float>>?
+    private let double: UnsafeMutablePointer<FixedRatioEngine<Double>>?
+    private let variableSingle: UnsafeMutablePointer<VariableRatioEngine<Float>>?
+    private let variableDouble: UnsafeMutablePointer<VariableRatioEngine<Double>>?
+    // copy engine state
+    private var copyConsumed = 0
+    private var copyFlushing = false
     private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let inPointersD: UnsafeMutablePointer<UnsafePointer<Double>>
@@ -89,22 +116,33 @@ public final class SampleRateConverter {
         self.quality = quality
         self.phase = phase
         self.priming = priming
+        precondition(channels >= 1, "SampleRateConverter: channel count \(channels) must be >= 1")
+        precondition(inputRate > 0 && outputRate > 0 && inputRate.isFinite && outputRate.isFinite,
+                     "SampleRateConverter: invalid rates \(inputRate) -> \(outputRate)")
         let design = ResamplerDesign.of(quality)
-        if let range = variableRatio {
-            if design.useDouble {
-                core = .variableDouble(VariableRatioEngine(inputRate: inputRate, outputRate: outputRate, channels: channels,
-                                                           quality: quality, priming: priming, range: range))
-            } else {
-                core = .variableSingle(VariableRatioEngine(inputRate: inputRate, outputRate: outputRate, channels: channels,
-                                                           quality: quality, priming: priming, range: range))
-            }
-        } else if design.useDouble {
-            core = .double(FixedRatioEngine(inputRate: inputRate, outputRate: outputRate, channels: channels,
-                                            quality: quality, phase: phase, priming: priming))
+        if variableRatio != nil {
+            kind = design.useDouble ? .variableDouble : .variableSingle
+        } else if inputRate == outputRate {
+            kind = .copy
         } else {
-            core = .single(FixedRatioEngine(inputRate: inputRate, outputRate: outputRate, channels: channels,
-                                            quality: quality, phase: phase, priming: priming))
+            kind = design.useDouble ? .double : .single
         }
+        func box<E>(_ e: E) -> UnsafeMutablePointer<E> {
+            let p = UnsafeMutablePointer<E>.allocate(capacity: 1)
+            p.initialize(to: e)
+            return p
+        }
+        let range = variableRatio ?? 1...1
+        single = kind == .single ? box(FixedRatioEngine<Float>(inputRate: inputRate, outputRate: outputRate, channels: channels,
+                                                               quality: quality, phase: phase, priming: priming)) : nil
+        double = kind == .double ? box(FixedRatioEngine<Double>(inputRate: inputRate, outputRate: outputRate, channels: channels,
+                                                                quality: quality, phase: phase, priming: priming)) : nil
+        variableSingle = kind == .variableSingle ? box(VariableRatioEngine<Float>(inputRate: inputRate, outputRate: outputRate,
+                                                                                  channels: channels, quality: quality,
+                                                                                  priming: priming, range: range)) : nil
+        variableDouble = kind == .variableDouble ? box(VariableRatioEngine<Double>(inputRate: inputRate, outputRate: outputRate,
+                                                                                   channels: channels, quality: quality,
+                                                                                   priming: priming, range: range)) : nil
         inPointers = .allocate(capacity: channels)
         outPointers = .allocate(capacity: channels)
         inPointersD = .allocate(capacity: channels)
@@ -112,6 +150,10 @@ public final class SampleRateConverter {
     }
 
     deinit {
+        if let e = single { e.pointee.deallocate(); e.deinitialize(count: 1); e.deallocate() }
+        if let e = double { e.pointee.deallocate(); e.deinitialize(count: 1); e.deallocate() }
+        if let e = variableSingle { e.pointee.deallocate(); e.deinitialize(count: 1); e.deallocate() }
+        if let e = variableDouble { e.pointee.deallocate(); e.deinitialize(count: 1); e.deallocate() }
         inPointers.deallocate(); outPointers.deallocate(); inPointersD.deallocate(); outPointersD.deallocate()
     }
 
@@ -127,11 +169,13 @@ public final class SampleRateConverter {
     public func process(input: UnsafeBufferPointer<UnsafePointer<Float>>, offset inputOffset: Int = 0, inputFrames: Int,
                         output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, offset outputOffset: Int = 0,
                         outputCapacity: Int) -> (consumed: Int, produced: Int) {
+        let channels = self.channels   // (a precondition's autoclosure must not capture self)
         precondition(input.count >= channels && output.count >= channels,
-                     "SampleRateConverter.process: \(channels) channels expected, got \(input.count) in, \(output.count) out")
+                     "SampleRateConverter.process: fewer channel pointers than channels")
         precondition(inputFrames >= 0 && outputCapacity >= 0, "SampleRateConverter.process: negative frame count")
         for c in 0..<channels { inPointers[c] = input[c] + inputOffset; outPointers[c] = output[c] + outputOffset }
-        return run(UnsafePointer(inPointers), inputFrames, UnsafePointer(outPointers), outputCapacity)
+        let r = run(UnsafePointer(inPointers), inputFrames, UnsafePointer(outPointers), outputCapacity)
+        return (r.0, r.1)
     }
 
     /// Float64 variant of `process`.
@@ -139,11 +183,13 @@ public final class SampleRateConverter {
     public func process(input: UnsafeBufferPointer<UnsafePointer<Double>>, offset inputOffset: Int = 0, inputFrames: Int,
                         output: UnsafeBufferPointer<UnsafeMutablePointer<Double>>, offset outputOffset: Int = 0,
                         outputCapacity: Int) -> (consumed: Int, produced: Int) {
+        let channels = self.channels   // (a precondition's autoclosure must not capture self)
         precondition(input.count >= channels && output.count >= channels,
-                     "SampleRateConverter.process: \(channels) channels expected, got \(input.count) in, \(output.count) out")
+                     "SampleRateConverter.process: fewer channel pointers than channels")
         precondition(inputFrames >= 0 && outputCapacity >= 0, "SampleRateConverter.process: negative frame count")
         for c in 0..<channels { inPointersD[c] = input[c] + inputOffset; outPointersD[c] = output[c] + outputOffset }
-        return run(UnsafePointer(inPointersD), inputFrames, UnsafePointer(outPointersD), outputCapacity)
+        let r = run(UnsafePointer(inPointersD), inputFrames, UnsafePointer(outPointersD), outputCapacity)
+        return (r.0, r.1)
     }
 
     /// Ends the stream: produces the remaining output (the input is taken to be followed by
@@ -152,7 +198,8 @@ public final class SampleRateConverter {
     /// `reset()` before converting another stream.
     public func flush(output: UnsafeBufferPointer<UnsafeMutablePointer<Float>>, offset outputOffset: Int = 0,
                       outputCapacity: Int) -> Int {
-        precondition(output.count >= channels, "SampleRateConverter.flush: \(channels) channels expected, got \(output.count)")
+        let channels = self.channels
+        precondition(output.count >= channels, "SampleRateConverter.flush: fewer channel pointers than channels")
         for c in 0..<channels { outPointers[c] = output[c] + outputOffset }
         beginFlush()
         return run(nil as UnsafePointer<UnsafePointer<Float>>?, 0, UnsafePointer(outPointers), outputCapacity).1
@@ -161,7 +208,8 @@ public final class SampleRateConverter {
     /// Float64 variant of `flush`.
     public func flush(output: UnsafeBufferPointer<UnsafeMutablePointer<Double>>, offset outputOffset: Int = 0,
                       outputCapacity: Int) -> Int {
-        precondition(output.count >= channels, "SampleRateConverter.flush: \(channels) channels expected, got \(output.count)")
+        let channels = self.channels
+        precondition(output.count >= channels, "SampleRateConverter.flush: fewer channel pointers than channels")
         for c in 0..<channels { outPointersD[c] = output[c] + outputOffset }
         beginFlush()
         return run(nil as UnsafePointer<UnsafePointer<Double>>?, 0, UnsafePointer(outPointersD), outputCapacity).1
@@ -169,11 +217,12 @@ public final class SampleRateConverter {
 
     /// Forgets the stream: clears all history, as if newly created. O(buffer size), no allocation.
     public func reset() {
-        switch core {
-        case .single(let e): e.reset()
-        case .double(let e): e.reset()
-        case .variableSingle(let e): e.reset()
-        case .variableDouble(let e): e.reset()
+        switch kind {
+        case .copy: copyConsumed = 0; copyFlushing = false
+        case .single: single.unsafelyUnwrapped.pointee.reset()
+        case .double: double.unsafelyUnwrapped.pointee.reset()
+        case .variableSingle: variableSingle.unsafelyUnwrapped.pointee.reset()
+        case .variableDouble: variableDouble.unsafelyUnwrapped.pointee.reset()
         }
     }
 
@@ -184,11 +233,12 @@ public final class SampleRateConverter {
     /// `leadingFrames` for `.preroll` and -`trailingFrames` for `.delayed`. Exact integer
     /// arithmetic when both rates are integers (or have at most three decimals).
     public func outputFrames(forInputFrames frames: Int) -> Int {
-        switch core {
-        case .single(let e): return e.outputFrames(forInputFrames: frames)
-        case .double(let e): return e.outputFrames(forInputFrames: frames)
-        case .variableSingle(let e): return e.outputFrames(forInputFrames: frames)
-        case .variableDouble(let e): return e.outputFrames(forInputFrames: frames)
+        switch kind {
+        case .copy: return max(0, frames)
+        case .single: return single.unsafelyUnwrapped.pointee.outputFrames(forInputFrames: frames)
+        case .double: return double.unsafelyUnwrapped.pointee.outputFrames(forInputFrames: frames)
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.outputFrames(forInputFrames: frames)
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.outputFrames(forInputFrames: frames)
         }
     }
 
@@ -196,33 +246,36 @@ public final class SampleRateConverter {
     /// output frames (0 if the converter already holds enough). Feeding exactly this many
     /// guarantees at least `outputFrames` of output. O(1).
     public func inputFramesNeeded(forOutputFrames outputFrames: Int) -> Int {
-        switch core {
-        case .single(let e): return e.inputFramesNeeded(forOutputFrames: outputFrames)
-        case .double(let e): return e.inputFramesNeeded(forOutputFrames: outputFrames)
-        case .variableSingle(let e): return e.inputFramesNeeded(forOutputFrames: outputFrames)
-        case .variableDouble(let e): return e.inputFramesNeeded(forOutputFrames: outputFrames)
+        switch kind {
+        case .copy: return max(0, outputFrames)
+        case .single: return single.unsafelyUnwrapped.pointee.inputFramesNeeded(forOutputFrames: outputFrames)
+        case .double: return double.unsafelyUnwrapped.pointee.inputFramesNeeded(forOutputFrames: outputFrames)
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.inputFramesNeeded(forOutputFrames: outputFrames)
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.inputFramesNeeded(forOutputFrames: outputFrames)
         }
     }
 
     /// Input frames before an output's time that influence it (the history a `.preroll` caller
     /// supplies; "leading frames" of a converter's prime info).
     public var leadingFrames: Int {
-        switch core {
-        case .single(let e): return e.leadingFrames
-        case .double(let e): return e.leadingFrames
-        case .variableSingle(let e): return e.leadingFrames
-        case .variableDouble(let e): return e.leadingFrames
+        switch kind {
+        case .copy: return 0
+        case .single: return single.unsafelyUnwrapped.pointee.leadingFrames
+        case .double: return double.unsafelyUnwrapped.pointee.leadingFrames
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.leadingFrames
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.leadingFrames
         }
     }
 
     /// Input frames after an output's time that it depends on (the look-ahead; "trailing frames"
     /// of a converter's prime info). This is the latency of `.delayed` priming.
     public var trailingFrames: Int {
-        switch core {
-        case .single(let e): return e.trailingFrames
-        case .double(let e): return e.trailingFrames
-        case .variableSingle(let e): return e.trailingFrames
-        case .variableDouble(let e): return e.trailingFrames
+        switch kind {
+        case .copy: return 0
+        case .single: return single.unsafelyUnwrapped.pointee.trailingFrames
+        case .double: return double.unsafelyUnwrapped.pointee.trailingFrames
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.trailingFrames
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.trailingFrames
         }
     }
 
@@ -232,20 +285,22 @@ public final class SampleRateConverter {
 
     /// Total input frames consumed and output frames produced since creation or `reset()`.
     public var framesConsumed: Int {
-        switch core {
-        case .single(let e): return e.consumedTotal
-        case .double(let e): return e.consumedTotal
-        case .variableSingle(let e): return e.consumedTotal
-        case .variableDouble(let e): return e.consumedTotal
+        switch kind {
+        case .copy: return copyConsumed
+        case .single: return single.unsafelyUnwrapped.pointee.consumedTotal
+        case .double: return double.unsafelyUnwrapped.pointee.consumedTotal
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.consumedTotal
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.consumedTotal
         }
     }
 
     public var framesProduced: Int {
-        switch core {
-        case .single(let e): return e.producedTotal
-        case .double(let e): return e.producedTotal
-        case .variableSingle(let e): return e.producedTotal
-        case .variableDouble(let e): return e.producedTotal
+        switch kind {
+        case .copy: return copyConsumed
+        case .single: return single.unsafelyUnwrapped.pointee.producedTotal
+        case .double: return double.unsafelyUnwrapped.pointee.producedTotal
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.producedTotal
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.producedTotal
         }
     }
 
@@ -253,9 +308,9 @@ public final class SampleRateConverter {
 
     /// The current conversion ratio (output frames per input frame).
     public var ratio: Double {
-        switch core {
-        case .variableSingle(let e): return e.currentRatio
-        case .variableDouble(let e): return e.currentRatio
+        switch kind {
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.currentRatio
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.currentRatio
         default: return outputRate / inputRate
         }
     }
@@ -265,9 +320,9 @@ public final class SampleRateConverter {
     /// the new one over the next `rampFrames` output frames (0: at once), so pitch glides
     /// without clicks. The ratio is clamped to the range given at creation. O(1), no allocation.
     public func setRatio(_ ratio: Double, rampFrames: Int = 0) {
-        switch core {
-        case .variableSingle(let e): e.setRatio(ratio, rampFrames: rampFrames)
-        case .variableDouble(let e): e.setRatio(ratio, rampFrames: rampFrames)
+        switch kind {
+        case .variableSingle: variableSingle.unsafelyUnwrapped.pointee.setRatio(ratio, rampFrames: rampFrames)
+        case .variableDouble: variableDouble.unsafelyUnwrapped.pointee.setRatio(ratio, rampFrames: rampFrames)
         default: preconditionFailure("SampleRateConverter.setRatio: the converter was created without variableRatio")
         }
     }
@@ -275,22 +330,32 @@ public final class SampleRateConverter {
     // MARK: private
 
     private func beginFlush() {
-        switch core {
-        case .single(let e): e.beginFlush()
-        case .double(let e): e.beginFlush()
-        case .variableSingle(let e): e.beginFlush()
-        case .variableDouble(let e): e.beginFlush()
+        switch kind {
+        case .copy: copyFlushing = true
+        case .single: single.unsafelyUnwrapped.pointee.beginFlush()
+        case .double: double.unsafelyUnwrapped.pointee.beginFlush()
+        case .variableSingle: variableSingle.unsafelyUnwrapped.pointee.beginFlush()
+        case .variableDouble: variableDouble.unsafelyUnwrapped.pointee.beginFlush()
         }
     }
 
+
     @inline(__always)
     private func run<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
-                                         _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (consumed: Int, produced: Int) {
-        switch core {
-        case .single(let e): return e.process(input: input, inputFrames: n, output: output, outputCapacity: cap)
-        case .double(let e): return e.process(input: input, inputFrames: n, output: output, outputCapacity: cap)
-        case .variableSingle(let e): return e.process(input: input, inputFrames: n, output: output, outputCapacity: cap)
-        case .variableDouble(let e): return e.process(input: input, inputFrames: n, output: output, outputCapacity: cap)
+                                         _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
+        switch kind {
+        case .copy:
+            if copyFlushing { return (0, 0) }
+            let k = min(n, cap)
+            if let input = input, k > 0 {
+                for c in 0..<channels { moveSamples(output[c], input[c], k) }
+            }
+            copyConsumed += k
+            return (k, k)
+        case .single: return single.unsafelyUnwrapped.pointee.process(input, n, output, cap)
+        case .double: return double.unsafelyUnwrapped.pointee.process(input, n, output, cap)
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.process(input, n, output, cap)
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.process(input, n, output, cap)
         }
     }
 }

@@ -11,12 +11,17 @@
 //
 // Cost per output frame: taps x (about 12 operations + 2 per channel), taps = 2 R / min(1, r).
 
-final class VariableRatioEngine<T: ResamplerScalar> {
+struct VariableRatioEngine<T: ResamplerScalar> {
     typealias V = SIMD4<T>
     typealias VD = SIMD4<Double>
 
     let channels: Int
     let inputRate: Double, outputRate: Double
+    let priming: ResamplerPriming
+    let leadingFrames: Int, trailingFrames: Int, timeOrigin: Int
+    var consumedTotal = 0
+    var producedTotal = 0
+    var flushing = false
     let minRatio: Double, maxRatio: Double
     let radius: Double            // prototype half-width (prototype units)
     let tableScale: Double        // table points per prototype unit
@@ -24,9 +29,20 @@ final class VariableRatioEngine<T: ResamplerScalar> {
     let tableOffset: Double
     let tableCount: Int
     let maxTaps: Int
+    /// Up-sampling fast path (no stretch: every tap has the same fractional phase): the kernel
+    /// in polyphase layout, row r = phase (r - 1) / 128 of `unitTaps` taps, read with Lagrange
+    /// interpolation between four rows, vectorised over taps (no gathers).
+    let unitTaps: Int
+    let phaseTable: AlignedBuffer<T>
+    /// The same for a stretched kernel (down-sampling), rebuilt (O(128 x taps), no allocation)
+    /// whenever the ratio settles on a new value; while a ramp is under way every output has its
+    /// own stretch and the kernel is evaluated tap by tap instead.
+    let stretchTable: AlignedBuffer<T>
+    var stretchS = 0.0
+    var stretchTaps = 0
 
     // ratio state: step = input frames per output frame
-    private(set) var currentRatio: Double
+    var ratioNow: Double
     var step: Double
     var rampStep: Double = 0
     var rampLeft = 0
@@ -42,19 +58,12 @@ final class VariableRatioEngine<T: ResamplerScalar> {
     let buffer: AlignedBuffer<T>
     var bufStart = 0, bufEnd = 0
 
-    let priming: ResamplerPriming
-    let leadingFrames: Int, trailingFrames: Int, timeOrigin: Int
     let leadZeros: Int
     var zerosToFeed = 0
-    var consumedTotal = 0
-    var producedTotal = 0
-    var flushing = false
     var flushEnd = 0.0           // flush: produce while position < flushEnd
 
     init(inputRate: Double, outputRate: Double, channels: Int, quality: ResamplerQuality,
          priming: ResamplerPriming, range: ClosedRange<Double>) {
-        precondition(channels >= 1, "SampleRateConverter: channel count \(channels) must be >= 1")
-        precondition(inputRate > 0 && outputRate > 0, "SampleRateConverter: invalid rates \(inputRate) -> \(outputRate)")
         precondition(range.lowerBound > 0 && range.upperBound.isFinite, "SampleRateConverter: invalid ratio range \(range)")
         self.channels = channels
         self.inputRate = inputRate
@@ -63,7 +72,7 @@ final class VariableRatioEngine<T: ResamplerScalar> {
         let nominal = outputRate / inputRate
         minRatio = min(range.lowerBound, nominal)
         maxRatio = max(range.upperBound, nominal)
-        currentRatio = nominal
+        ratioNow = nominal
         step = 1 / nominal
         targetStep = step
 
@@ -74,52 +83,60 @@ final class VariableRatioEngine<T: ResamplerScalar> {
         let kernel = ResamplerFilterDesign.Kernel(cutoff: (pb / 2 + 0.5) / 2, radius: radius,
                                                   beta: ResamplerFilterDesign.kaiserBeta(attenuation: design.attenuation))
         tableScale = 128
-        tableOffset = (radius * tableScale).rounded(.up) + 8
-        tableCount = Int(2 * tableOffset) + 8
+        // the table covers |t| <= radius + 4 (taps reach radius + 2 s), zero beyond radius
+        tableOffset = ((radius + 4) * tableScale).rounded(.up) + 2
+        tableCount = Int(2 * tableOffset) + 4
         table = AlignedBuffer(count: tableCount + 8)
         for i in 0..<tableCount {
             table.pointer[i] = T(kernel((Double(i) - tableOffset) / tableScale))
         }
+        unitTaps = (Int((2 * radius).rounded(.up)) + 4 + 3) / 4 * 4
+        phaseTable = AlignedBuffer(count: (Int(tableScale) + 3) * unitTaps + 8)
+        for r in 0..<(Int(tableScale) + 3) {
+            let f = Double(r - 1) / tableScale
+            for k in 0..<unitTaps {
+                phaseTable.pointer[r * unitTaps + k] = T(kernel(f + Double(unitTaps / 2 - 1 - k)))
+            }
+        }
         let sMin = min(1, minRatio)
         maxTaps = (Int((2 * radius / sMin).rounded(.up)) + 4 + 3) / 4 * 4
+        stretchTable = AlignedBuffer(count: minRatio < 1 ? (Int(tableScale) + 3) * maxTaps + 8 : 1)
         capacity = 4 * maxTaps + 4096
         buffer = AlignedBuffer(count: channels * capacity + 8)
 
         let s0 = min(1, nominal)
-        let reach = radius / s0 + 2
-        trailingFrames = Int(reach.rounded(.up))
-        leadingFrames = trailingFrames
-        switch priming {
-        case .aligned: timeOrigin = 0
-        case .preroll: timeOrigin = leadingFrames
-        case .delayed: timeOrigin = -trailingFrames
-        }
-        leadZeros = maxTaps / 2 + 2 + max(0, -timeOrigin)
-        let start = Double(leadZeros + timeOrigin)
-        startInt = Int(start)
+        let reach = Int((radius / s0 + 2).rounded(.up))
+        let origin = priming == .aligned ? 0 : (priming == .preroll ? reach : -reach)
+        leadZeros = maxTaps / 2 + 2 + max(0, -origin)
+        startInt = leadZeros + origin
         startFrac = 0
+        leadingFrames = reach
+        trailingFrames = reach
+        timeOrigin = origin
         reset()
     }
 
-    deinit { table.deallocate(); buffer.deallocate() }
+    func deallocate() { table.deallocate(); buffer.deallocate(); phaseTable.deallocate(); stretchTable.deallocate() }
 
-    func reset() {
+    mutating func reset() {
         posInt = startInt; posFrac = startFrac
         bufStart = 0; bufEnd = 0
         zerosToFeed = leadZeros
         consumedTotal = 0; producedTotal = 0
         flushing = false
         step = 1 / (outputRate / inputRate)
-        currentRatio = outputRate / inputRate
+        ratioNow = outputRate / inputRate
         targetStep = step
         rampLeft = 0
     }
 
-    func setRatio(_ r: Double, rampFrames: Int) {
+    var currentRatio: Double { ratioNow }
+
+    mutating func setRatio(_ r: Double, rampFrames: Int) {
         let ratio = Swift.min(Swift.max(r, minRatio), maxRatio)
         targetStep = 1 / ratio
         if rampFrames <= 0 {
-            step = targetStep; rampLeft = 0; currentRatio = ratio
+            step = targetStep; rampLeft = 0; ratioNow = ratio
         } else {
             rampLeft = rampFrames
             rampStep = (targetStep - step) / Double(rampFrames)
@@ -129,13 +146,14 @@ final class VariableRatioEngine<T: ResamplerScalar> {
     func outputFrames(forInputFrames frames: Int) -> Int {
         let x = frames - timeOrigin
         if x <= 0 { return 0 }
-        return Int((Double(x) * currentRatio + 0.5).rounded(.down))
+        return floorToInt(Double(x) * ratioNow + 0.5)
     }
 
-    func beginFlush() {
+    mutating func beginFlush() {
         if !flushing {
             flushing = true
-            // produce output m while its time (from the origin) < frames + step / 2
+            // output m exists while its time (from the origin) + step / 2 <= frames, which gives
+            // floor(frames x ratio + 1/2) outputs at a constant ratio
             flushEnd = Double(leadZeros + consumedTotal)
         }
     }
@@ -155,30 +173,31 @@ final class VariableRatioEngine<T: ResamplerScalar> {
         }
         let s = min(1, 1 / max(step, targetStep))
         let taps = Double(tapCount(s))
-        let need = Int((position + dist).rounded(.down)) + Int(taps / 2) + 2
+        let need = floorToInt(position + dist) + Int(taps / 2) + 2
         return max(0, need - bufEnd - zerosToFeed)
     }
 
     @inline(__always) func tapCount(_ s: Double) -> Int {
-        min(maxTaps, (Int((2 * radius / s).rounded(.up)) + 4 + 3) / 4 * 4)
+        min(maxTaps, (ceilToInt(2 * radius / s) + 4 + 3) / 4 * 4)
     }
 
     // MARK: processing
 
-    func process<S: ResamplerScalar>(input: UnsafePointer<UnsafePointer<S>>?, inputFrames n: Int,
-                                     output: UnsafePointer<UnsafeMutablePointer<S>>, outputCapacity cap: Int) -> (Int, Int) {
+    @inline(__always)
+    mutating func process<S: ResamplerScalar>(_ input: UnsafePointer<UnsafePointer<S>>?, _ n: Int,
+                                     _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ cap: Int) -> (Int, Int) {
         var consumed = 0, produced = 0
         while produced < cap {
             let got = produce(output, produced, cap - produced)
             if got > 0 { produced += got; continue }
-            if flushing && position >= flushEnd + step / 2 { break }
+            if flushing && position + step / 2 > flushEnd { break }
             // need input
             let drop = min(posInt - maxTaps / 2 - 2, bufEnd) - bufStart
             if drop > 0 {
                 let keep = bufEnd - bufStart - drop
                 for c in 0..<channels {
                     let p = buffer.pointer + c * capacity
-                    if keep > 0 { p.update(from: p + drop, count: keep) }
+                    if keep > 0 { moveSamples(p, p + drop, keep) }
                 }
                 bufStart += drop
             }
@@ -205,20 +224,87 @@ final class VariableRatioEngine<T: ResamplerScalar> {
         return (consumed, produced)
     }
 
-    private func appendZeros(_ k: Int) {
-        for c in 0..<channels { (buffer.pointer + c * capacity + (bufEnd - bufStart)).update(repeating: 0, count: k) }
+    private mutating func appendZeros(_ k: Int) {
+        for c in 0..<channels { zeroSamples(buffer.pointer + c * capacity + (bufEnd - bufStart), k) }
         bufEnd += k
     }
 
     /// Computes outputs while the input covers them.
     @inline(__always)
-    private func produce<S: ResamplerScalar>(_ output: UnsafePointer<UnsafeMutablePointer<S>>, _ offset: Int, _ maxCount: Int) -> Int {
+    private mutating func produce<S: ResamplerScalar>(_ output: UnsafePointer<UnsafeMutablePointer<S>>, _ offset: Int, _ maxCount: Int) -> Int {
         var count = 0
         let tab = table.pointer
         let scale = tableScale
         while count < maxCount {
-            if flushing && position >= flushEnd + step / 2 { break }
+            if flushing && position + step / 2 > flushEnd { break }
             let s = min(1, 1 / step)
+            if s == 1 {
+                // up-sampling: polyphase rows, one set of Lagrange weights per output
+                let halfTaps = unitTaps / 2
+                if posInt + halfTaps >= bufEnd { break }
+                let x = Double(posFrac >> 11) * 0x1p-53 * tableScale
+                let ph = Int(x)
+                let w = x - Double(ph)
+                let wm1 = T(-w * (w - 1) * (w - 2) / 6), w0 = T((w + 1) * (w - 1) * (w - 2) / 2)
+                let w1 = T(-(w + 1) * w * (w - 2) / 2), w2 = T((w + 1) * w * (w - 1) / 6)
+                let r0 = phaseTable.pointer + ph * unitTaps, r1 = r0 + unitTaps, r2 = r1 + unitTaps, r3 = r2 + unitTaps
+                let first = posInt - halfTaps + 1 - bufStart
+                var c = 0
+                while c < channels {
+                    let pairs = c + 1 < channels
+                    let x0 = buffer.pointer + c * capacity + first
+                    let x1 = pairs ? x0 + capacity : x0
+                    var a0 = V(), a1 = V()
+                    var k = 0
+                    while k < unitTaps {
+                        let h = r0.v4(k) * wm1 + r1.v4(k) * w0 + r2.v4(k) * w1 + r3.v4(k) * w2
+                        a0 += h * x0.v4(k)
+                        a1 += h * x1.v4(k)
+                        k &+= 4
+                    }
+                    output[c][offset + count] = S(a0.sum().doubleValue)
+                    if pairs { output[c + 1][offset + count] = S(a1.sum().doubleValue) }
+                    c += 2
+                }
+                count += 1
+                producedTotal += 1
+                advance()
+                continue
+            }
+            if rampLeft == 0 {
+                // steady down-sampling: polyphase rows of the stretched kernel
+                if s != stretchS { buildStretchTable(s) }
+                let taps = stretchTaps, halfTaps = taps / 2
+                if posInt + halfTaps >= bufEnd { break }
+                let x = Double(posFrac >> 11) * 0x1p-53 * tableScale
+                let ph = Int(x)
+                let w = x - Double(ph)
+                let wm1 = T(-w * (w - 1) * (w - 2) / 6), w0 = T((w + 1) * (w - 1) * (w - 2) / 2)
+                let w1 = T(-(w + 1) * w * (w - 2) / 2), w2 = T((w + 1) * w * (w - 1) / 6)
+                let r0 = stretchTable.pointer + ph * taps, r1 = r0 + taps, r2 = r1 + taps, r3 = r2 + taps
+                let first = posInt - halfTaps + 1 - bufStart
+                var c = 0
+                while c < channels {
+                    let pairs = c + 1 < channels
+                    let x0 = buffer.pointer + c * capacity + first
+                    let x1 = pairs ? x0 + capacity : x0
+                    var a0 = V(), a1 = V()
+                    var k = 0
+                    while k < taps {
+                        let h = r0.v4(k) * wm1 + r1.v4(k) * w0 + r2.v4(k) * w1 + r3.v4(k) * w2
+                        a0 += h * x0.v4(k)
+                        a1 += h * x1.v4(k)
+                        k &+= 4
+                    }
+                    output[c][offset + count] = S(a0.sum().doubleValue)
+                    if pairs { output[c + 1][offset + count] = S(a1.sum().doubleValue) }
+                    c += 2
+                }
+                count += 1
+                producedTotal += 1
+                advance()
+                continue
+            }
             let taps = tapCount(s)
             let halfTaps = taps / 2
             if posInt + halfTaps >= bufEnd { break }
@@ -260,18 +346,36 @@ final class VariableRatioEngine<T: ResamplerScalar> {
     }
 
     @inline(__always)
-    private func advance() {
+    private mutating func advance() {
         if rampLeft > 0 {
             step += rampStep
             rampLeft -= 1
             if rampLeft == 0 { step = targetStep }
-            currentRatio = 1 / step
+            ratioNow = 1 / step
         }
-        let si = step.rounded(.down)
+        let si = Double(floorToInt(step))
         let sf = PolyphaseStage<T>.fraction64(step - si)
         let (nf, carry) = posFrac.addingReportingOverflow(sf)
         posFrac = nf
         posInt += Int(si) + (carry ? 1 : 0)
+    }
+
+    /// Fills `stretchTable` for stretch s: row r = phase (r - 1) / 128, tap k = s h(s (f + half - 1 - k)).
+    private mutating func buildStretchTable(_ s: Double) {
+        let taps = tapCount(s), half = taps / 2
+        let rows = Int(tableScale) + 3
+        let tab = table.pointer
+        for r in 0..<rows {
+            let f = Double(r - 1) / tableScale
+            var k = 0
+            while k < taps {
+                let t = (VD(repeating: f + Double(half - 1 - k)) - VD(0, 1, 2, 3)) * (s * tableScale) + VD(repeating: tableOffset)
+                stretchTable.pointer.setV4(r * taps + k, VariableRatioEngine.coefficients(tab, t) * T(s))
+                k += 4
+            }
+        }
+        stretchS = s
+        stretchTaps = taps
     }
 
     /// Kernel values at four table positions (table units), 4-point Lagrange interpolation.
@@ -279,7 +383,7 @@ final class VariableRatioEngine<T: ResamplerScalar> {
     static func coefficients(_ tab: UnsafeMutablePointer<T>, _ t: VD) -> V {
         let i0 = Int(t[0]), i1 = Int(t[1]), i2 = Int(t[2]), i3 = Int(t[3])
         let w = V(T(t[0] - Double(i0)), T(t[1] - Double(i1)), T(t[2] - Double(i2)), T(t[3] - Double(i3)))
-        let (ym, y0, y1, y2) = PermutedFFT<T>.transpose(tab.v4(i0 - 1), tab.v4(i1 - 1), tab.v4(i2 - 1), tab.v4(i3 - 1))
+        let (ym, y0, y1, y2) = transpose4(tab.v4(i0 - 1), tab.v4(i1 - 1), tab.v4(i2 - 1), tab.v4(i3 - 1))
         let one = V(repeating: 1), two = V(repeating: 2)
         let wm1 = w - one, wm2 = w - two, wp1 = w + one
         let sixth = V(repeating: T(1.0 / 6)), halfV = V(repeating: T(0.5))
