@@ -242,3 +242,30 @@ struct MatrixCase: Sendable, CustomStringConvertible {
         #expect(counts == .none, "\(c)")
     }
 }
+
+/// The sample-rate converter's process/flush allocate nothing once built, at every quality level
+/// (counted at run time; `ResamplerRealTimeSafety.swift` also has the compiler check it in release).
+@Suite struct ResamplerAllocationTests {
+    @Test(arguments: [ResamplerQuality.min, .high, .max])
+    func processAndFlushAllocateNothing(quality: ResamplerQuality) {
+        let src = SampleRateConverter(inputRate: 44_100, outputRate: 48_000, channels: 2, quality: quality)
+        let input = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 1024)
+        input.initialize(repeating: 0.25, count: 2 * 1024)
+        let output = UnsafeMutablePointer<Float>.allocate(capacity: 2 * 2048)
+        defer { input.deallocate(); output.deallocate() }
+        let ins = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 2)
+        let outs = UnsafeMutablePointer<UnsafeMutablePointer<Float>>.allocate(capacity: 2)
+        defer { ins.deallocate(); outs.deallocate() }
+        ins[0] = UnsafePointer(input); ins[1] = UnsafePointer(input + 1024)
+        outs[0] = output; outs[1] = output + 2048
+        let counts = allocations(afterWarmUp: 4, iterations: 300) {
+            _ = src.process(input: UnsafeBufferPointer(start: ins, count: 2), inputFrames: 1024,
+                            output: UnsafeBufferPointer(start: outs, count: 2), outputCapacity: 2048)
+        }
+        #expect(counts == .none, "\(quality): \(counts)")
+        let flushCounts = countAllocations {
+            while src.flush(output: UnsafeBufferPointer(start: outs, count: 2), outputCapacity: 2048) > 0 {}
+        }
+        #expect(flushCounts == .none, "\(quality) flush: \(flushCounts)")
+    }
+}
