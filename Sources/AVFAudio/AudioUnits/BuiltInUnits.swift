@@ -1,0 +1,25 @@
+// The built-in units that `AVAudioUnitEffect(audioComponentDescription:)` and
+// `AVAudioUnitTimeEffect(audioComponentDescription:)` can create, by subtype. Each effect's file
+// provides its parts; add one line here per unit.
+
+enum BuiltInUnits {
+    typealias EffectParts = (kernel: EffectKernelFactory, parameters: [AUParameter])
+    typealias TimeEffectParts = (renderer: NodeRenderer, parameters: [AUParameter])
+
+    /// Effects (type 'aufx', manufacturer Apple) by subtype.
+    static let effects: [OSType: () -> EffectParts] = [:]
+
+    /// Time effects (type 'aufc') by subtype.
+    static let timeEffects: [OSType: () -> TimeEffectParts] = [:]
+
+    static func effectFactory(for d: AudioComponentDescription) -> (() -> EffectParts)? {
+        guard d.componentType == kAudioUnitType_Effect,
+              d.componentManufacturer == kAudioUnitManufacturer_Apple || d.componentManufacturer == 0 else { return nil }
+        return effects[d.componentSubType]
+    }
+
+    static func timeEffectFactory(for d: AudioComponentDescription) -> (() -> TimeEffectParts)? {
+        guard d.componentType == kAudioUnitType_FormatConverter || d.componentType == kAudioUnitType_Effect else { return nil }
+        return timeEffects[d.componentSubType]
+    }
+}

@@ -1,0 +1,183 @@
+// The render object of every effect: runs an EffectKernel on the node's input, applying
+// parameter changes at the exact samples they were scheduled for.
+//
+// Kernels are created on the control side for a format (sample rate, channel count, maximum
+// frames) and handed to the render thread through the plan; while the format stays the same, the
+// same kernel (with its delay lines and filter state) carries over from plan to plan.
+import Synchronization
+
+/// Creates a kernel for (sample rate, channels, maximum frames) with the unit's current parameter values.
+typealias EffectKernelFactory = (_ sampleRate: Double, _ channels: Int, _ maximumFrames: Int) -> EffectKernel
+
+/// The DSP of an effect. `process` and `setParameter` run on the render thread: no allocation,
+/// no locks, no I/O.
+class EffectKernel {
+    /// Applies a parameter change now, reaching `value` after `rampFrames` frames (0: at once).
+    func setParameter(_ address: AUParameterAddress, _ value: AUValue, rampFrames: Int) {}
+
+    /// Processes `frames` frames from `input` to `output` (planar Float32; they may be the same memory).
+    func process(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
+                 channels: Int, frames: Int) {
+        for c in 0..<channels where input[c] != output[c] { output[c].update(from: input[c], count: frames) }
+    }
+
+    /// Clears delay lines and filter memories.
+    func reset() {}
+
+    /// Frames by which the output lags the input.
+    var latencyFrames: Int { 0 }
+
+    /// Seconds of output after the input falls silent.
+    var tailTime: TimeInterval { 0 }
+}
+
+/// A parameter change on its way to the render thread.
+struct ParameterEvent {
+    /// Absolute sample time on the node's timeline, or `AUEventSampleTimeImmediate` + offset,
+    /// or a host time marked with `hostTimeFlag`.
+    var time: AUEventSampleTime
+    var address: AUParameterAddress
+    var value: AUValue
+    var ramp: AUAudioFrameCount
+}
+
+final class EffectRenderer: NodeRenderer {
+    let makeKernel: EffectKernelFactory
+    weak var unit: AVAudioUnit?
+    private let events = SPSCQueue<ParameterEvent>(capacity: 4096)
+    private var pending: ParameterEvent?
+    private let bypassFlag = Atomic<Bool>(false)
+    /// The kernel of the current format (control side) and its format.
+    private var kernel: EffectKernel?
+    private var kernelKey: (rate: Double, channels: Int, frames: Int)?
+    private let latency = Atomic<Int>(0)
+
+    init(makeKernel: @escaping EffectKernelFactory) {
+        self.makeKernel = makeKernel
+    }
+
+    var isBypassed: Bool {
+        get { bypassFlag.load(ordering: .relaxed) }
+        set { bypassFlag.store(newValue, ordering: .relaxed) }
+    }
+
+    var latencyFrames: Int { latency.load(ordering: .relaxed) }
+    var tailTime: TimeInterval { kernel?.tailTime ?? 0 }
+
+    /// Any thread: queue a parameter change (dropped, never blocking, if 4096 are already queued).
+    func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
+        events.push(ParameterEvent(time: time, address: address, value: value, ramp: ramp))
+    }
+
+    /// The kernel for a format (created with the unit's current parameter values, or reused).
+    func kernel(sampleRate: Double, channels: Int, maximumFrames: Int) -> EffectKernel {
+        if let kernel, let key = kernelKey, key.rate == sampleRate, key.channels == channels, key.frames >= maximumFrames {
+            return kernel
+        }
+        let k = makeKernel(sampleRate, channels, maximumFrames)
+        kernel = k
+        kernelKey = (sampleRate, channels, maximumFrames)
+        latency.store(k.latencyFrames, ordering: .relaxed)
+        return k
+    }
+
+    final class State {
+        let kernel: EffectKernel
+        let channels: Int
+        let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        init(kernel: EffectKernel, channels: Int) {
+            self.kernel = kernel
+            self.channels = channels
+            inputPointers = .allocate(capacity: max(1, channels))
+            outputPointers = .allocate(capacity: max(1, channels))
+        }
+        deinit {
+            inputPointers.deallocate()
+            outputPointers.deallocate()
+        }
+    }
+
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+        let format = outputFormats[0]
+        let channels = Int(format.channelCount)
+        return State(kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels)
+    }
+
+    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+        let output = outputs[0]
+        let frames = cycle.frames
+        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { output.clear(frames: frames); return }
+        let kernel = state.kernel
+        if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) { kernel.reset() }
+        let start = cycle.sampleTime
+        let channels = min(state.channels, output.channelCount)
+        // The input (silence when unconnected: effects still ring out).
+        let input = inputs.count > 0 ? inputs[0] : nil
+        if input == nil {
+            for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
+        }
+        let source = input ?? output
+        if isBypassed {
+            if input != nil { output.copy(from: source, frames: frames) }
+            drainEvents(upTo: start + Int64(frames), cycleStart: start, hostTime: cycle.hostTime, sampleRate: cycle.sampleRate, kernel: kernel)
+            output.frames = frames
+            return
+        }
+        var done = 0
+        while done < frames {
+            // Apply every event due at or before this position; find the next boundary.
+            let next = applyDueEvents(at: start + Int64(done), cycleStart: start, hostTime: cycle.hostTime, sampleRate: cycle.sampleRate, kernel: kernel)
+            let n = min(frames - done, next.map { Int($0 - (start + Int64(done))) } ?? frames - done)
+            for c in 0..<channels {
+                state.inputPointers[c] = source.channels[min(c, source.channelCount - 1)] + done
+                state.outputPointers[c] = output.channels[c] + done
+            }
+            kernel.process(input: UnsafePointer(state.inputPointers), output: UnsafePointer(state.outputPointers), channels: channels, frames: n)
+            done += n
+        }
+        output.frames = frames
+        output.isSilent = false
+    }
+
+    /// Applies queued events whose time is ≤ `position`; returns the time of the next queued event
+    /// that lies beyond `position` (within reach of this cycle), or nil.
+    private func applyDueEvents(at position: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) -> Int64? {
+        while true {
+            if pending == nil { pending = events.pop() }
+            guard let e = pending else { return nil }
+            let t = resolve(e.time, cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
+            if t <= position {
+                kernel.setParameter(e.address, e.value, rampFrames: Int(e.ramp))
+                pending = nil
+                continue
+            }
+            return t
+        }
+    }
+
+    private func drainEvents(upTo end: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) {
+        _ = applyDueEvents(at: end, cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate, kernel: kernel)
+    }
+
+    /// The absolute sample time of an event.
+    @inline(__always)
+    private func resolve(_ time: AUEventSampleTime, cycleStart: Int64, hostTime: UInt64, sampleRate: Double) -> Int64 {
+        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
+            return cycleStart + (time &- AUEventSampleTimeImmediate)
+        }
+        if time & hostTimeFlag != 0 && time > 0 {
+            let host = UInt64(time & ~hostTimeFlag)
+            let seconds = (Double(host) - Double(hostTime)) * 1e-9
+            return cycleStart + Int64((seconds * sampleRate).rounded())
+        }
+        return time
+    }
+
+    /// Control side: the kernel clears its state at the start of the next cycle (never while
+    /// the render thread is inside it).
+    override func resetState() {
+        resetRequested.store(true, ordering: .releasing)
+    }
+    private let resetRequested = Atomic<Bool>(false)
+}
