@@ -13,11 +13,12 @@ What it does
   2. makes the sources with bench_mix.py's own `sources()` and `gains_pans()` (imported from
      /work/shared/peers), writes them as raw planar float32 and has our server load that file, so
      every contender mixes the very same samples;
-  3. times, interleaved per round: ours (maximumFrameCount 512), ours (4096), numpy matmul,
-     numpy 512-frame block loop, numpy matmul on one thread, dawdreamer (block 512), dawdreamer
-     (block 4096) — one warm-up
-     round first — because this shared 2-core VM drifts by up to 2x between runs; ratios from one
-     run are what to compare;
+  3. times, interleaved per round: ours (maximumFrameCount 512), ours (4096), [--alt-binary 512,
+     4096], numpy matmul, numpy 512-frame block loop, numpy matmul on one thread, dawdreamer
+     (block 512), dawdreamer (block 4096) — one warm-up round first — because this shared 2-core VM
+     drifts by up to 2x between runs; ratios from one run are what to compare. The numpy target
+     uses the better of its 2-thread and 1-thread timings (OpenBLAS's two threads collapse to
+     ~130x whenever another process holds a core);
   4. checks quality: our output against a float64 reference computed in Swift (Σ volume ×
      balance-pan gain × source), the peers' against bench_mix.py's float64 reference (S.T @ G);
      both as RMS difference in dB re signal RMS;

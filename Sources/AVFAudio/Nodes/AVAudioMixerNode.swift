@@ -113,13 +113,26 @@ final class MixerRenderer: NodeRenderer {
         }
     }
 
+    /// one input gathered for the grouped kernel.
+    struct Pending {
+        var left: UnsafePointer<Float>
+        var right: UnsafePointer<Float>
+        var gl: Float
+        var gr: Float
+    }
+
     final class State {
         let inputs: [InputState?]
         let outputChannels: Int
+        let mono: UnsafeMutablePointer<Pending>
+        let stereo: UnsafeMutablePointer<Pending>
         init(inputs: [InputState?], outputChannels: Int) {
             self.inputs = inputs
             self.outputChannels = outputChannels
+            mono = .allocate(capacity: max(1, inputs.count))
+            stereo = .allocate(capacity: max(1, inputs.count))
         }
+        deinit { mono.deallocate(); stereo.deallocate() }
     }
 
     /// Rate converters persist across plans while an input's formats stay the same.
@@ -181,6 +194,7 @@ final class MixerRenderer: NodeRenderer {
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return }
         let out = output.channels
         var anything = false
+        var monoCount = 0, stereoCount = 0
         for bus in 0..<min(inputs.count, state.inputs.count) {
             guard let input = inputs[bus], let st = state.inputs[bus] else { continue }
             let volume = st.control.volume
@@ -197,11 +211,11 @@ final class MixerRenderer: NodeRenderer {
             let left = volume * min(1, 1 - pan), right = volume * min(1, 1 + pan)
             switch st.route {
             case .monoToStereo:
-                accumulate(out[0], source[0], left, frames)
-                accumulate(out[1], source[0], right, frames)
+                state.mono[monoCount] = Pending(left: UnsafePointer(source[0]), right: UnsafePointer(source[0]), gl: left, gr: right)
+                monoCount += 1
             case .stereoToStereo:
-                accumulate(out[0], source[0], left, frames)
-                accumulate(out[1], source[1], right, frames)
+                state.stereo[stereoCount] = Pending(left: UnsafePointer(source[0]), right: UnsafePointer(source[1]), gl: left, gr: right)
+                stereoCount += 1
             case .matrix(let matrix):
                 let scratch = st.scratch!
                 matrix.apply(frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch.channels))
@@ -211,6 +225,11 @@ final class MixerRenderer: NodeRenderer {
                 }
             }
         }
+        if monoCount > 0 || stereoCount > 0 {
+            let l = out[0], r = out[1]
+            MixerRenderer.mixGroups(l, r, state.mono, monoCount, frames)
+            MixerRenderer.mixGroups(l, r, state.stereo, stereoCount, frames)
+        }
         let outputVolume = Float(bitPattern: node?.outputVolumeBits.load(ordering: .relaxed) ?? Float(1).bitPattern)
         if anything && outputVolume != 1 {
             for c in 0..<output.channelCount {
@@ -219,6 +238,30 @@ final class MixerRenderer: NodeRenderer {
             }
         }
         output.isSilent = !anything
+    }
+
+    /// L += Σ gl·left, R += Σ gr·right, four inputs per pass over the accumulators.
+    static func mixGroups(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
+                          _ p: UnsafeMutablePointer<Pending>, _ count: Int, _ frames: Int) {
+        var k = 0
+        while k + 4 <= count {
+            let a = p[k], b = p[k + 1], c = p[k + 2], d = p[k + 3]
+            let al = a.left, ar = a.right, bl = b.left, br = b.right, cl = c.left, cr = c.right, dl = d.left, dr = d.right
+            for i in 0 ..< frames {
+                l[i] += (a.gl * al[i] + b.gl * bl[i]) + (c.gl * cl[i] + d.gl * dl[i])
+                r[i] += (a.gr * ar[i] + b.gr * br[i]) + (c.gr * cr[i] + d.gr * dr[i])
+            }
+            k += 4
+        }
+        while k < count {
+            let a = p[k]
+            let al = a.left, ar = a.right
+            for i in 0 ..< frames {
+                l[i] += a.gl * al[i]
+                r[i] += a.gr * ar[i]
+            }
+            k += 1
+        }
     }
 
     @inline(__always)

@@ -32,13 +32,23 @@ final class ScheduledItem: PendingCompletion {
         case .file(let f): length = f.outputLength
         }
         super.init { handler?(callbackType) }
+        if case .buffer(let b) = content, b.format.commonFormat == .pcmFormatFloat32, !b.format.isInterleaved || b.format.channelCount == 1 {
+            floatChannels = b.floatChannelData
+        }
     }
 
     var loops: Bool { options.contains(.loops) && !stopLooping }
 
+    /// Float32 deinterleaved buffers: the channel pointers, cached on the control side.
+    var floatChannels: UnsafePointer<UnsafeMutablePointer<Float>>? = nil
+
     /// Writes `frames` frames from `position` into `output` at `offset`.
     @inline(__always)
     func copy(into output: RenderBuffer, at offset: Int, frames: Int, offline: Bool) {
+        if let src = floatChannels {
+            for c in 0 ..< output.channelCount { (output.channels[c] + offset).update(from: src[c] + position, count: frames) }
+            return
+        }
         switch content {
         case .buffer(let buffer):
             let raw = UnsafeRawPointer(output.channels).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
@@ -222,7 +232,6 @@ final class PlayerRenderer: NodeRenderer {
         let frames = cycle.frames
         let now = cycle.sampleTime
         lastNodeTime = now + Int64(frames)
-        output.clear(frames: frames)
 
         // Played-back completions that are due.
         if !playedBack.isEmpty {
@@ -245,21 +254,35 @@ final class PlayerRenderer: NodeRenderer {
             playing = true
             pendingPlay = nil
         }
-        guard playing, let origin else { return }
+        guard playing, let origin else { output.clear(frames: frames); return }
 
         var offset = 0
         if origin + pausedPlayerTime > now {
             // Playback starts later in (or after) this cycle.
             offset = Int(min(Int64(frames), origin + pausedPlayerTime - now))
+            for c in 0 ..< output.channelCount { output.channels[c].update(repeating: 0, count: offset) }
         }
         var playerTime = now + Int64(offset) - origin
+        // Zero copy — the whole cycle lies inside one Float32 deinterleaved item: lend its memory.
+        if offset == 0 && itemCount > 0 {
+            unowned(unsafe) let item = items[itemHead]!.takeUnretainedValue()
+            if item.begun, let src = item.floatChannels, item.position + frames < item.length {
+                for c in 0 ..< output.channelCount { output.channels[c] = src[c] + item.position }
+                item.position += frames
+                output.isSilent = false
+                output.frames = frames
+                return
+            }
+        }
+        output.restoreChannels()
         var wrote = false
         while offset < frames && itemCount > 0 {
-            let item = items[itemHead]!.takeUnretainedValue()
+            unowned(unsafe) let item = items[itemHead]!.takeUnretainedValue()
             if !item.begun {
                 if let start = item.start {
                     if start > playerTime {
                         let gap = Int(min(start - playerTime, Int64(frames - offset)))
+                        for c in 0 ..< output.channelCount { (output.channels[c] + offset).update(repeating: 0, count: gap) }
                         offset += gap
                         playerTime += Int64(gap)
                         continue
@@ -284,6 +307,9 @@ final class PlayerRenderer: NodeRenderer {
                 }
                 finish(item, endNodeTime: now + Int64(offset), events: events)
             }
+        }
+        if offset < frames {
+            for c in 0 ..< output.channelCount { (output.channels[c] + offset).update(repeating: 0, count: frames - offset) }
         }
         output.isSilent = !wrote
         output.frames = frames

@@ -43,9 +43,18 @@ final class RenderBuffer {
         }
     }
 
+    /// points the channels back at our own memory (after a producer lent other memory).
+    @inline(__always)
+    func restoreChannels() {
+        if channelCount > 0 && channels[0] != memory {
+            for c in 0..<channelCount { channels[c] = memory + c * capacity }
+        }
+    }
+
     /// Writes silence into the first `frames` frames.
     @inline(__always)
     func clear(frames: Int) {
+        restoreChannels()
         for c in 0..<channelCount { channels[c].update(repeating: 0, count: frames) }
         self.frames = frames
         isSilent = true

@@ -46,6 +46,18 @@ final class RenderPlan {
     }
 
     let steps: [Step]
+    /// The steps without reference-counted fields, for the render loop (the plan keeps `steps`,
+    /// and so everything they reference, alive): no retain/release per step per cycle.
+    struct FastStep {
+        unowned(unsafe) let renderer: NodeRenderer
+        unowned(unsafe) let node: AVAudioNode
+        let inputs: UnsafeBufferPointer<RenderBuffer?>
+        let outputs: UnsafeBufferPointer<RenderBuffer>
+        let hasTaps: Bool
+        let domain: Int
+        unowned(unsafe) let state: AnyObject?
+    }
+    private let fastSteps: UnsafeMutableBufferPointer<FastStep>
     let domains: [Domain]
     /// The buffer feeding the output node (nil: the output node is not connected).
     let outputSource: RenderBuffer?
@@ -66,6 +78,12 @@ final class RenderPlan {
         retainedNodes = nodes
         retainedRenderers = nodes.map(\.renderer)
         retainedBuffers = buffers
+        fastSteps = .allocate(capacity: steps.count)
+        for (i, st) in steps.enumerated() {
+            (fastSteps.baseAddress! + i).initialize(to: FastStep(renderer: st.renderer, node: st.node, inputs: UnsafeBufferPointer(st.inputs),
+                                                                 outputs: UnsafeBufferPointer(st.outputs), hasTaps: !st.taps.isEmpty,
+                                                                 domain: st.domain, state: st.state))
+        }
         domainFrames = .allocate(capacity: max(1, domains.count))
         domainFrames.initialize(repeating: 0, count: max(1, domains.count))
         domainTimes = .allocate(capacity: max(1, domains.count))
@@ -81,6 +99,7 @@ final class RenderPlan {
         }
         domainFrames.deallocate()
         domainTimes.deallocate()
+        fastSteps.deallocate()
     }
 
     /// Render thread: renders one cycle of `frames` frames (≤ maximumFrames) at the output rate.
@@ -97,21 +116,25 @@ final class RenderPlan {
         var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
                                 isOffline: isOffline, events: events)
         // Index loops: iterating arrays with `for … in` allocates coroutine frames in debug builds.
-        var s = 0
-        while s < steps.count {
-            let step = steps[s]
-            s += 1
-            cycle.frames = domainFrames[step.domain]
-            cycle.sampleTime = domainTimes[step.domain]
-            step.renderer.render(&cycle, inputs: UnsafeBufferPointer(step.inputs), outputs: UnsafeBufferPointer(step.outputs), state: step.state)
-            step.node.lastSampleTime.store(cycle.sampleTime, ordering: .relaxed)
-            step.node.lastHostTime.store(hostTime, ordering: .relaxed)
-            var t = 0
-            while t < step.taps.count {
-                let (bus, tap) = step.taps[t]
-                t += 1
-                tap.capture(step.outputs[bus], frames: cycle.frames, cycle: cycle, events: events)
+        let fast = fastSteps
+        var i = 0
+        while i < fast.count {
+            let step = fast.baseAddress! + i
+            let domain = step.pointee.domain
+            cycle.frames = domainFrames[domain]
+            cycle.sampleTime = domainTimes[domain]
+            step.pointee.renderer.render(&cycle, inputs: step.pointee.inputs, outputs: step.pointee.outputs, state: step.pointee.state)
+            step.pointee.node.lastSampleTime.store(cycle.sampleTime, ordering: .relaxed)
+            step.pointee.node.lastHostTime.store(hostTime, ordering: .relaxed)
+            if step.pointee.hasTaps {
+                var t = 0
+                while t < steps[i].taps.count {
+                    let (bus, tap) = steps[i].taps[t]
+                    t += 1
+                    tap.capture(steps[i].outputs[bus], frames: cycle.frames, cycle: cycle, events: events)
+                }
             }
+            i += 1
         }
         return cycle.inputWasInsufficient
     }
