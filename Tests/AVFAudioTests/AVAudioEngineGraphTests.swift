@@ -149,7 +149,17 @@ import AVFoundation
         #expect(Array(seg[0][0..<100]) == Array(tone[11_025..<11_125]))
         #expect(seg[0][100...].allSatisfy { $0 == 0 })
     }
+}
 
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func add(_ n: Int) { lock.lock(); count += n; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
+
+/// Device start-up, serialized: the "no device" case changes the process environment.
+@Suite(.serialized) struct AVAudioEngineDeviceTests {
     /// start() on a device: the null device renders in real time, so taps and completion
     /// handlers fire without a sound card.
     @Test func realTimeStartOnTheNullDevice() async throws {
@@ -176,11 +186,26 @@ import AVFoundation
         #expect(tapped.value >= 4096, "tap frames after 0.3 s: \(tapped.value)")
         #expect(tapped.value % 1024 == 0)
     }
+
+    @Test func startWithoutADeviceThrowsADescriptiveError() throws {
+        setenv("OPENAVFAUDIO_DEVICE", "none", 1)
+        defer { unsetenv("OPENAVFAUDIO_DEVICE") }
+        let engine = AVAudioEngine()
+        engine.connect(AVAudioPlayerNode().attached(to: engine), to: engine.mainMixerNode, format: nil)
+        do {
+            try engine.start()
+            Issue.record("start() should have thrown")
+        } catch let error as NSError {
+            #expect(error.domain == NSOSStatusErrorDomain)
+            #expect(error.localizedDescription.contains("no audio output device"))
+        }
+        #expect(!engine.isRunning)
+    }
 }
 
-final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
-    func add(_ n: Int) { lock.lock(); count += n; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+extension AVAudioNode {
+    func attached(to engine: AVAudioEngine) -> Self {
+        engine.attach(self)
+        return self
+    }
 }
