@@ -29,8 +29,11 @@ let package = Package(
         .target(name: "CCoreAudioTypes"),
         // Swift overlay: constants, UnsafeMutableAudioBufferListPointer, helpers. Re-exports the C structs.
         .target(name: "CoreAudioTypes", dependencies: ["CCoreAudioTypes"], swiftSettings: swift5),
+        // The resampler's hot Float64 loops in C: AVX2 + FMA variants (per-function target
+        // attributes, chosen at runtime) and portable ones. No Apple names; no allocation.
+        .target(name: "CResamplerKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
-        .target(name: "AudioKernels", swiftSettings: optimize),
+        .target(name: "AudioKernels", dependencies: ["CResamplerKernels"], swiftSettings: optimize),
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...

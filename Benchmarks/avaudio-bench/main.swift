@@ -20,6 +20,9 @@ let suites: [Suite] = [
     Suite(name: "io", summary: "AVAudioFile encode/decode of long WAV/CAF/AIFF files (--serve: driver protocol)", run: IOSuite.run),
     Suite(name: "io-profile", summary: "where the time of one decode/encode goes (pread, kernels, allocation); --input FILE", run: IOProfile.run),
     Suite(name: "engine", summary: "AVAudioEngine offline renders: webaudio-benchmark scenarios + 64-player mix (--serve: driver protocol)", run: EngineSuite.run),
+    Suite(name: "fx-eqdelay", summary: "AVAudioUnitEQ (10 bands) and AVAudioUnitDelay on 60 s stereo 48 kHz, offline", run: EQDelaySuite.run),
+    Suite(name: "fx-time", summary: "AVAudioUnitTimePitch / AVAudioUnitVarispeed on 60 s stereo 48 kHz, offline, vs the rubberband CLI", run: TimeEffectSuite.run),
+    Suite(name: "fx-reverb", summary: "AVAudioUnitReverb / AVAudioUnitDistortion on 60 s stereo 48 kHz, offline (--peers: pedalboard; --quality: RT60, echo density, alias)", run: ReverbDistortionSuite.run),
 ]
 
 func usage() -> String {

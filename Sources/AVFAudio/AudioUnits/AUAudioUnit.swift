@@ -41,7 +41,7 @@ open class AUAudioUnit: NSObject {
     open var scheduleParameterBlock: AUScheduleParameterBlock {
         return { [weak self] time, ramp, address, value in
             guard let unit = self?.owner else { return }
-            unit.effectRenderer?.schedule(address: address, value: value, at: time, ramp: ramp)
+            unit.unitRenderer?.schedule(address: address, value: value, at: time, ramp: ramp)
             if let p = unit.parameterByAddress[address] { p.setStoredValue(Swift.min(p.maxValue, Swift.max(p.minValue, value))) }
         }
     }

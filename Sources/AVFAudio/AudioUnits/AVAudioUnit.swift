@@ -9,6 +9,8 @@ open class AVAudioUnit: AVAudioNode {
     public let auAudioUnit: AUAudioUnit
     var parameterByAddress: [AUParameterAddress: AUParameter] = [:]
     var effectRenderer: EffectRenderer? { renderer as? EffectRenderer }
+    /// The render object as parameter-event receiver (effects and time effects alike).
+    var unitRenderer: AudioUnitRenderer? { renderer as? AudioUnitRenderer }
 
     init(description: AudioComponentDescription, renderer: NodeRenderer, parameters: [AUParameter], inputs: Int = 1, outputs: Int = 1) {
         audioComponentDescription = description
@@ -18,7 +20,7 @@ open class AVAudioUnit: AVAudioNode {
         for p in parameters {
             parameterByAddress[p.address] = p
             p.sink = { [weak self] address, value, time, ramp in
-                self?.effectRenderer?.schedule(address: address, value: value, at: time, ramp: ramp)
+                self?.unitRenderer?.schedule(address: address, value: value, at: time, ramp: ramp)
             }
         }
     }
@@ -33,7 +35,7 @@ open class AVAudioUnit: AVAudioNode {
     /// Processing latency in seconds (what the DSP kernel reports for the current format).
     open override var latency: TimeInterval {
         let rate = outputFormats.first?.sampleRate ?? 44_100
-        return Double(effectRenderer?.latencyFrames ?? 0) / rate
+        return Double(unitRenderer?.latencyFrames ?? 0) / rate
     }
 
     /// Seconds of output after the input falls silent.
@@ -113,12 +115,15 @@ open class AVAudioUnitTimeEffect: AVAudioUnit {
         super.init(description: description, renderer: renderer, parameters: parameters, inputs: inputs, outputs: outputs)
     }
 
+    /// A time effect's input runs at its own pace: the render plan gives it its own rate domain.
+    override func changesRate(onInputBus bus: AVAudioNodeBus) -> Bool { renderer is TimeEffectRenderer }
+
     /// When true, audio passes through at the original rate.
     open var bypass: Bool {
-        get { effectRenderer?.isBypassed ?? timeBypass }
+        get { unitRenderer?.isBypassed ?? timeBypass }
         set {
             timeBypass = newValue
-            effectRenderer?.isBypassed = newValue
+            unitRenderer?.isBypassed = newValue
         }
     }
     private var timeBypass = false

@@ -7,10 +7,18 @@ enum BuiltInUnits {
     typealias TimeEffectParts = (renderer: NodeRenderer, parameters: [AUParameter])
 
     /// Effects (type 'aufx', manufacturer Apple) by subtype.
-    static let effects: [OSType: () -> EffectParts] = [:]
+    static let effects: [OSType: () -> EffectParts] = [
+        kAudioUnitSubType_NBandEQ: { AVAudioUnitEQ.parts(numberOfBands: 16) },
+        kAudioUnitSubType_Delay: { AVAudioUnitDelay.parts() },
+        kAudioUnitSubType_Reverb2: { AVAudioUnitReverb.parts() },
+        kAudioUnitSubType_Distortion: { AVAudioUnitDistortion.parts() },
+    ]
 
     /// Time effects (type 'aufc') by subtype.
-    static let timeEffects: [OSType: () -> TimeEffectParts] = [:]
+    static let timeEffects: [OSType: () -> TimeEffectParts] = [
+        kAudioUnitSubType_Varispeed: { AVAudioUnitVarispeed.parts() },
+        kAudioUnitSubType_NewTimePitch: { AVAudioUnitTimePitch.parts() },
+    ]
 
     static func effectFactory(for d: AudioComponentDescription) -> (() -> EffectParts)? {
         guard d.componentType == kAudioUnitType_Effect,

@@ -197,13 +197,15 @@ struct FixedRatioEngine<T: ResamplerScalar> {
             delay = mp.delay
         }
         let lp = (n + 1) / 2
-        // transform size: minimise transform work per output frame
+        // transform size: minimise transform work per output frame, with a penalty once a plane
+        // exceeds 16 KB (4096 Float or 2048 Float64 samples: the four work planes then outgrow
+        // the L1 cache; measured, Float64 runs 5-8% faster at 2048 than at 4096 points)
         var best = 0, bestCost = Double.infinity
         var msize = 16
         while msize < 2 * lp { msize *= 2 }
         for _ in 0..<5 {
             let cost = (3 * 4.25 * Double(msize) * Double(msize.trailingZeroBitCount) + 14 * Double(msize))
-                / Double(msize - lp + 1) * (Double(msize) > 4096 ? 1.15 : 1)
+                / Double(msize - lp + 1) * (msize * MemoryLayout<T>.size > 16384 ? 1.15 : 1)
             if cost < bestCost { bestCost = cost; best = msize }
             msize *= 2
         }

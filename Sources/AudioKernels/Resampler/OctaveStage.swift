@@ -14,6 +14,11 @@
 // Cost per block of B = M - L + 1 input (up) or output (down) frames per channel pair (or per
 // two mono blocks): three transforms of size M (4.25 M log2 M flops each) and 2M complex
 // multiply-adds. M is chosen at init (about 8 L) to minimise the work per frame.
+//
+// Float64 runs the transforms and spectrum products in CResamplerKernels (AVX2 + FMA when the
+// CPU has them), with this FFT's tables and in its scrambled order; Float runs them in Swift.
+
+internal import CResamplerKernels
 
 struct OctaveStage<T: ResamplerScalar> {
     typealias V = SIMD4<T>
@@ -27,6 +32,11 @@ struct OctaveStage<T: ResamplerScalar> {
     let window: Int         // input frames per run: m, or m + B for mono
     let packBlocks: Bool    // mono: two consecutive blocks per transform
     let fft: PermutedFFT<T.FFTVector>
+    /// Float64: the C kernels, and `fft`'s tables in their layout (nil for Float, which
+    /// allocates nothing for them).
+    let kernels: UnsafePointer<CRKKernels>
+    let plan: UnsafeMutablePointer<CRKFFTPlan>?
+    let twiddles4: AlignedBuffer<T>?
 
     /// Spectra (scrambled order) of the two branches, scaled by 1/m; for a lone channel when
     /// doubling, `pack` is the spectrum of g_e + i g_o.
@@ -55,6 +65,31 @@ struct OctaveStage<T: ResamplerScalar> {
         block = packBlocks ? 2 * (m - taps + 1) : m - taps + 1
         window = packBlocks ? 2 * m - taps + 1 : m
         fft = PermutedFFT<T.FFTVector>(size: m)
+        kernels = crk_kernels()
+        if T.self == Double.self {
+            // the C kernels' tables: fft's, with the radix-4 twiddles interleaved 4 at a time
+            let fft = self.fft
+            var total = 0
+            for p in 0..<fft.passCount { total += 6 * fft.spans.pointer[p] }
+            let t4 = AlignedBuffer<T>(count: total)
+            for p in 0..<fft.passCount {
+                let s = fft.spans.pointer[p], src = fft.twiddles4.pointer + fft.offsets.pointer[p]
+                let dst = t4.pointer + fft.offsets.pointer[p]
+                for j in 0..<s { for q in 0..<6 { dst[(j / 4) * 24 + q * 4 + j % 4] = src[q * s + j] } }
+            }
+            func doubles(_ p: UnsafeMutablePointer<T>) -> UnsafePointer<Double> {
+                UnsafePointer(UnsafeMutableRawPointer(p).assumingMemoryBound(to: Double.self))
+            }
+            let pl = UnsafeMutablePointer<CRKFFTPlan>.allocate(capacity: 1)
+            pl.initialize(to: CRKFFTPlan(n: m, hasRadix2Pass: fft.hasRadix2Pass ? 1 : 0, twiddles2: doubles(fft.twiddles2.pointer),
+                                         passCount: fft.passCount, spans: UnsafePointer(fft.spans.pointer),
+                                         offsets: UnsafePointer(fft.offsets.pointer), twiddles4: doubles(t4.pointer)))
+            twiddles4 = t4
+            plan = pl
+        } else {
+            twiddles4 = nil
+            plan = nil
+        }
         heRe = AlignedBuffer(count: m); heIm = AlignedBuffer(count: m)
         hoRe = AlignedBuffer(count: m); hoIm = AlignedBuffer(count: m)
         packRe = AlignedBuffer(count: m); packIm = AlignedBuffer(count: m)
@@ -87,7 +122,7 @@ struct OctaveStage<T: ResamplerScalar> {
     func deallocate() {
         heRe.deallocate(); heIm.deallocate(); hoRe.deallocate(); hoIm.deallocate()
         packRe.deallocate(); packIm.deallocate(); input.deallocate(); work.deallocate()
-        fft.deallocate()
+        fft.deallocate(); plan?.deallocate(); twiddles4?.deallocate()
     }
 
     mutating func reset() {
@@ -118,11 +153,11 @@ struct OctaveStage<T: ResamplerScalar> {
         if packBlocks {
             // blocks b and b+1 of the one channel as real and imaginary parts
             let x = plane(0, 0), half = m - L + 1
-            fft.forward(from: x, x + half, to: wr, wi)
-            OctaveStage.multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
-            OctaveStage.multiply(wr, wi, heRe.pointer, heIm.pointer, m)
-            fft.inverse(wr, wi)
-            fft.inverse(vr, vi)
+            forward(from: x, x + half, to: wr, wi)
+            multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
+            multiply(wr, wi, heRe.pointer, heIm.pointer, m)
+            inverse(wr, wi)
+            inverse(vr, vi)
             OctaveStage.interleave(wr + (L - 1), vr + (L - 1), dest[0], half)
             OctaveStage.interleave(wi + (L - 1), vi + (L - 1), dest[0] + 2 * half, half)
             moveSamples(x, x + block, L - 1)
@@ -132,18 +167,18 @@ struct OctaveStage<T: ResamplerScalar> {
         let B = block
         for g in 0..<pairs {
             let xr = plane(g, 0), xi = plane(g, 1)
-            fft.forward(from: xr, xi, to: wr, wi)
+            forward(from: xr, xi, to: wr, wi)
             let lone = 2 * g + 1 >= channels
             if lone {
-                OctaveStage.multiply(wr, wi, packRe.pointer, packIm.pointer, m)
-                fft.inverse(wr, wi)
+                multiply(wr, wi, packRe.pointer, packIm.pointer, m)
+                inverse(wr, wi)
                 let d0 = dest[2 * g]
                 OctaveStage.interleave(wr + (L - 1), wi + (L - 1), d0, B)
             } else {
-                OctaveStage.multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
-                OctaveStage.multiply(wr, wi, heRe.pointer, heIm.pointer, m)
-                fft.inverse(wr, wi)
-                fft.inverse(vr, vi)
+                multiply(wr, wi, hoRe.pointer, hoIm.pointer, m, into: vr, vi)
+                multiply(wr, wi, heRe.pointer, heIm.pointer, m)
+                inverse(wr, wi)
+                inverse(vr, vi)
                 let d0 = dest[2 * g], d1 = dest[2 * g + 1]
                 OctaveStage.interleave(wr + (L - 1), vr + (L - 1), d0, B)
                 OctaveStage.interleave(wi + (L - 1), vi + (L - 1), d1, B)
@@ -163,10 +198,10 @@ struct OctaveStage<T: ResamplerScalar> {
         let ar = work.pointer, ai = ar + m, br = ai + m, bi = br + m
         if packBlocks {
             let e = plane(0, 0), o = plane(0, 2), half = m - L + 1
-            fft.forward(from: e, e + half, to: ar, ai)
-            fft.forward(from: o, o + half, to: br, bi)
-            OctaveStage.multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
-            fft.inverse(ar, ai)
+            forward(from: e, e + half, to: ar, ai)
+            forward(from: o, o + half, to: br, bi)
+            multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
+            inverse(ar, ai)
             moveSamples(dest[0], ar + (L - 1), half)
             moveSamples(dest[0] + half, ai + (L - 1), half)
             moveSamples(e, e + block, L - 1)
@@ -178,10 +213,10 @@ struct OctaveStage<T: ResamplerScalar> {
         let B = block
         for g in 0..<pairs {
             let er = plane(g, 0), ei = plane(g, 1), or = plane(g, 2), oi = plane(g, 3)
-            fft.forward(from: er, ei, to: ar, ai)
-            fft.forward(from: or, oi, to: br, bi)
-            OctaveStage.multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
-            fft.inverse(ar, ai)
+            forward(from: er, ei, to: ar, ai)
+            forward(from: or, oi, to: br, bi)
+            multiplyAdd(ar, ai, heRe.pointer, heIm.pointer, br, bi, hoRe.pointer, hoIm.pointer, m)
+            inverse(ar, ai)
             moveSamples(dest[2 * g], ar + (L - 1), B)
             if 2 * g + 1 < channels {
                 moveSamples(dest[2 * g + 1], ai + (L - 1), B)
@@ -233,12 +268,66 @@ struct OctaveStage<T: ResamplerScalar> {
 
     // MARK: kernels
 
+    @inline(__always)
+    static func doubles(_ p: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<Double> {
+        UnsafeMutableRawPointer(p).assumingMemoryBound(to: Double.self)
+    }
+
+    /// Natural order (sr, si) in, scrambled spectrum out in (re, im).
+    @inline(__always)
+    func forward(from sr: UnsafeMutablePointer<T>, _ si: UnsafeMutablePointer<T>,
+                 to re: UnsafeMutablePointer<T>, _ im: UnsafeMutablePointer<T>) {
+        if T.self == Double.self {
+            typealias S = OctaveStage
+            ResamplerCKernels.fftForward(kernels, plan.unsafelyUnwrapped, S.doubles(sr), S.doubles(si), S.doubles(re), S.doubles(im))
+        } else {
+            fft.forward(from: sr, si, to: re, im)
+        }
+    }
+
+    /// Scrambled spectrum in, natural order (scaled by m) out, in place.
+    @inline(__always)
+    func inverse(_ re: UnsafeMutablePointer<T>, _ im: UnsafeMutablePointer<T>) {
+        if T.self == Double.self {
+            ResamplerCKernels.fftInverse(kernels, plan.unsafelyUnwrapped, OctaveStage.doubles(re), OctaveStage.doubles(im))
+        } else {
+            fft.inverse(re, im)
+        }
+    }
+
     /// a *= h (complex, bin by bin), or into (outR, outI).
     @inline(__always)
-    static func multiply(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
-                         _ hr: UnsafeMutablePointer<T>, _ hi: UnsafeMutablePointer<T>, _ n: Int,
-                         into outR: UnsafeMutablePointer<T>? = nil, _ outI: UnsafeMutablePointer<T>? = nil) {
+    func multiply(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
+                  _ hr: UnsafeMutablePointer<T>, _ hi: UnsafeMutablePointer<T>, _ n: Int,
+                  into outR: UnsafeMutablePointer<T>? = nil, _ outI: UnsafeMutablePointer<T>? = nil) {
         let dr = outR ?? ar, di = outI ?? ai
+        if T.self == Double.self {
+            typealias S = OctaveStage
+            ResamplerCKernels.multiply(kernels, S.doubles(ar), S.doubles(ai), S.doubles(hr), S.doubles(hi), S.doubles(dr), S.doubles(di), n)
+        } else {
+            OctaveStage.multiplySwift(ar, ai, hr, hi, n, into: dr, di)
+        }
+    }
+
+    /// a = a * ha + b * hb (complex, bin by bin).
+    @inline(__always)
+    func multiplyAdd(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
+                     _ har: UnsafeMutablePointer<T>, _ hai: UnsafeMutablePointer<T>,
+                     _ br: UnsafeMutablePointer<T>, _ bi: UnsafeMutablePointer<T>,
+                     _ hbr: UnsafeMutablePointer<T>, _ hbi: UnsafeMutablePointer<T>, _ n: Int) {
+        if T.self == Double.self {
+            typealias S = OctaveStage
+            ResamplerCKernels.multiplyAdd(kernels, S.doubles(ar), S.doubles(ai), S.doubles(har), S.doubles(hai),
+                                          S.doubles(br), S.doubles(bi), S.doubles(hbr), S.doubles(hbi), n)
+        } else {
+            OctaveStage.multiplyAddSwift(ar, ai, har, hai, br, bi, hbr, hbi, n)
+        }
+    }
+
+    @inline(__always)
+    static func multiplySwift(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
+                              _ hr: UnsafeMutablePointer<T>, _ hi: UnsafeMutablePointer<T>, _ n: Int,
+                              into dr: UnsafeMutablePointer<T>, _ di: UnsafeMutablePointer<T>) {
         var k = 0
         while k < n {
             let xr = ar.v4(k), xi = ai.v4(k), yr = hr.v4(k), yi = hi.v4(k)
@@ -248,12 +337,11 @@ struct OctaveStage<T: ResamplerScalar> {
         }
     }
 
-    /// a = a * ha + b * hb (complex, bin by bin).
     @inline(__always)
-    static func multiplyAdd(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
-                            _ har: UnsafeMutablePointer<T>, _ hai: UnsafeMutablePointer<T>,
-                            _ br: UnsafeMutablePointer<T>, _ bi: UnsafeMutablePointer<T>,
-                            _ hbr: UnsafeMutablePointer<T>, _ hbi: UnsafeMutablePointer<T>, _ n: Int) {
+    static func multiplyAddSwift(_ ar: UnsafeMutablePointer<T>, _ ai: UnsafeMutablePointer<T>,
+                                 _ har: UnsafeMutablePointer<T>, _ hai: UnsafeMutablePointer<T>,
+                                 _ br: UnsafeMutablePointer<T>, _ bi: UnsafeMutablePointer<T>,
+                                 _ hbr: UnsafeMutablePointer<T>, _ hbi: UnsafeMutablePointer<T>, _ n: Int) {
         var k = 0
         while k < n {
             let xr = ar.v4(k), xi = ai.v4(k), yr = har.v4(k), yi = hai.v4(k)

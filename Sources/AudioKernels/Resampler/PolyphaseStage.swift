@@ -9,11 +9,14 @@
 // (position error below 2^-64 samples per step), deterministic for any chunking.
 //
 // Exact ratios precompute, for one period of p outputs, each output's input offset and its
-// coefficient row (stored in output order), and compute four outputs at a time (two for
-// Float64) with one transposed horizontal sum, sharing coefficients between a channel pair.
+// coefficient row (stored in output order), and compute four outputs at a time with one
+// transposed horizontal sum, sharing coefficients between a channel pair. Float64 does this in
+// CResamplerKernels (the same loop in C, with AVX2 + FMA when the CPU has them).
 //
 // Cost per output frame: K multiply-adds per channel (exact) or K * (4 / channels + 1)
 // (interpolated), SIMD4; no allocation after init.
+
+internal import CResamplerKernels
 
 struct PolyphaseStage<T: ResamplerScalar> {
     typealias V = SIMD4<T>
@@ -30,6 +33,7 @@ struct PolyphaseStage<T: ResamplerScalar> {
     let stepNum: Int           // exact: step = stepInt + stepNum / phases
     var stepFrac: UInt64       // interpolated: step = stepInt + stepFrac / 2^64
     let table: AlignedBuffer<T>
+    let kernels: UnsafePointer<CRKKernels>
 
     // position of the next output. Exact ratios: output m = cycle * p + j sits at
     // cycleBase + cycleOffsets[j] with coefficient row j (rows stored in output order), where
@@ -63,6 +67,7 @@ struct PolyphaseStage<T: ResamplerScalar> {
         self.capacity = capacity
         self.prepad = prepad
         buffer = AlignedBuffer(count: channels * capacity + 8)
+        kernels = crk_kernels()
         if let e = exactStep {
             exact = true
             phases = e.p
@@ -191,44 +196,15 @@ struct PolyphaseStage<T: ResamplerScalar> {
         let cap = capacity
         let tab = table.pointer
         let origin = bufStart &+ half &- 1
-        // Float64: two outputs at a time (4 accumulators of 2 registers each fit the 16 SSE
-        // registers; 8 would spill)
-        while MemoryLayout<T>.size == 8 && count &+ 2 <= maxCount {
-            if base &+ offs[j &+ 1] >= limit { break }
-            let s0 = base &+ offs[j] &- origin, s1 = base &+ offs[j &+ 1] &- origin
-            let c0 = tab + j &* K
-            let c1 = c0 + K
-            var c = 0
-            while c &+ 1 < channels {
-                let xa = base0 + c &* cap, xb = xa + cap
-                var a0 = V(), a1 = V(), b0 = V(), b1 = V()
-                var k = 0
-                while k < K {
-                    let h0 = c0.v4(k), h1 = c1.v4(k)
-                    a0 += h0 * xa.v4(s0 &+ k); b0 += h0 * xb.v4(s0 &+ k)
-                    a1 += h1 * xa.v4(s1 &+ k); b1 += h1 * xb.v4(s1 &+ k)
-                    k &+= 4
-                }
-                let r = PolyphaseStage.sum4(a0, a1, b0, b1)
-                dest[c][offset &+ count] = r[0]; dest[c][offset &+ count &+ 1] = r[1]
-                dest[c &+ 1][offset &+ count] = r[2]; dest[c &+ 1][offset &+ count &+ 1] = r[3]
-                c &+= 2
-            }
-            if c < channels {
-                let xa = base0 + c &* cap
-                var a0 = V(), a1 = V()
-                var k = 0
-                while k < K {
-                    a0 += c0.v4(k) * xa.v4(s0 &+ k)
-                    a1 += c1.v4(k) * xa.v4(s1 &+ k)
-                    k &+= 4
-                }
-                let r = PolyphaseStage.sum4(a0, a1, V(), V())
-                dest[c][offset &+ count] = r[0]; dest[c][offset &+ count &+ 1] = r[1]
-            }
-            count &+= 2
-            j &+= 2
-            while j >= p { j &-= p; base &+= q }
+        if T.self == Double.self {
+            let r = ResamplerCKernels.polyExact(kernels, table: UnsafeRawPointer(tab).assumingMemoryBound(to: Double.self),
+                                                offsets: offs, taps: K, phases: p, period: q,
+                                                buffer: UnsafeRawPointer(base0).assumingMemoryBound(to: Double.self),
+                                                capacity: cap, channels: channels, origin: origin, limit: limit,
+                                                dest: UnsafeRawPointer(dest).assumingMemoryBound(to: UnsafeMutablePointer<Double>.self),
+                                                offset: offset, maxCount: maxCount, cycleIndex: j, cycleBase: base)
+            cycleIndex = r.cycleIndex; cycleBase = r.cycleBase
+            return r.count
         }
         // Float32 mono: eight outputs at a time
         while MemoryLayout<T>.size == 4 && channels == 1 && count &+ 8 <= maxCount {

@@ -1,7 +1,8 @@
 // Compile-time proof that the converter's render-side entry points are real-time safe: the
 // compiler rejects a `@_noLocks` function if anything it runs (transitively) might allocate,
 // take a lock or instantiate metadata. Only in optimised builds (see RealTimeSafety.swift for
-// why); the functions are never called.
+// why); the functions are never called. The calls into the C kernels are vouched for by hand in
+// ResamplerCKernels.swift (the checker cannot see into C).
 
 #if !DEBUG
 enum ResamplerRealTimeSafety {

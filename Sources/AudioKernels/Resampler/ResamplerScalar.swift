@@ -3,11 +3,14 @@
 //
 // The kernels are generic over this protocol and are specialised for both types inside the
 // module. They use `SIMD4<T>` with separate multiply and add: the package is compiled for the
-// x86-64 baseline (SSE2), where `addingProduct` would become a call to `fmaf` per lane.
+// x86-64 baseline (SSE2), where `addingProduct` would become a call to `fmaf` per lane. The
+// Float64 hot loops (the steep stage's FFT and spectrum products, the exact-ratio polyphase
+// stage) run in C instead (CResamplerKernels), with AVX2 + FMA where the CPU has them.
 
 protocol ResamplerScalar: BinaryFloatingPoint, SIMDScalar, Codable {
-    /// The FFT's vector (one SSE register), and the Float64 vector of the same width used to
-    /// compute filter spectra in the same scrambled order.
+    /// The FFT's vector, and the Float64 vector of the same width used to compute filter
+    /// spectra in the same scrambled order. Float: SIMD4<Float>, one SSE register. Float64:
+    /// SIMD4<Double>, the width of CResamplerKernels' FFT (which uses the Swift FFT's tables).
     associatedtype FFTVector: SIMD where FFTVector.Scalar == Self
     associatedtype DesignFFTVector: SIMD where DesignFFTVector.Scalar == Double
     init(_ value: Double)
@@ -24,8 +27,8 @@ extension Float: ResamplerScalar {
 }
 
 extension Double: ResamplerScalar {
-    typealias FFTVector = SIMD2<Double>
-    typealias DesignFFTVector = SIMD2<Double>
+    typealias FFTVector = SIMD4<Double>
+    typealias DesignFFTVector = SIMD4<Double>
     var doubleValue: Double { self }
     var floatValue: Float { Float(self) }
 }

@@ -1,0 +1,153 @@
+// AVAudioUnitTimePitch: Apple's time-pitch unit (AUNewTimePitch, 'aufc'/'nutp'): playback rate
+// and pitch, independently.
+//
+// The DSP is AudioKernels' TimeStretcher: a phase vocoder with identity phase locking (every
+// partial keeps its phase shape, so steady tones stay clean), transient preservation (at an
+// onset the phases reset and the stretch factor is 1 while the attack is in the window, so
+// attacks stay sharp) and a varispeed resampler after it for the pitch (pitch = stretch by
+// 2^(cents/1200) and resample back). Like Apple's unit its input is its own rate domain: each
+// cycle it pulls about rate x frames from upstream.
+//
+// Latency: the analysis window's half, 4096/2 frames at 44.1/48 kHz (about 43-46 ms), reported
+// by `latency`. Parameters apply at the start of the render cycle they fall in.
+import Synchronization
+import AudioKernels
+
+/// Apple's parameter IDs of the time-pitch unit (AudioUnitParameters.h).
+public let kNewTimePitchParam_Rate: AudioUnitParameterID = 0
+public let kNewTimePitchParam_Pitch: AudioUnitParameterID = 1
+public let kNewTimePitchParam_Overlap: AudioUnitParameterID = 4
+public let kNewTimePitchParam_Smoothness: AudioUnitParameterID = kNewTimePitchParam_Overlap
+public let kNewTimePitchParam_EnablePeakLocking: AudioUnitParameterID = 6
+public let kNewTimePitchParam_EnableSpectralCoherence: AudioUnitParameterID = kNewTimePitchParam_EnablePeakLocking
+public let kNewTimePitchParam_EnableTransientPreservation: AudioUnitParameterID = 7
+
+/// A time effect that changes the playback rate and the pitch independently.
+open class AVAudioUnitTimePitch: AVAudioUnitTimeEffect {
+    private let rateParameter, pitchParameter, overlapParameter: AUParameter
+
+    /// Creates a time-pitch unit at rate 1, pitch 0 cents, overlap 8.
+    public init() {
+        let parts = AVAudioUnitTimePitch.parts()
+        (rateParameter, pitchParameter, overlapParameter) = (parts.parameters[0], parts.parameters[1], parts.parameters[2])
+        super.init(description: AVAudioUnitTimePitch.componentDescription, renderer: parts.renderer, parameters: parts.parameters)
+    }
+
+    /// The playback rate: 2 plays twice as fast at the same pitch. Range 1/32 … 32, default 1.
+    open var rate: Float {
+        get { rateParameter.value }
+        set { rateParameter.value = newValue }
+    }
+
+    /// The pitch shift in cents (100 per semitone). Range −2400 … 2400, default 0.
+    open var pitch: Float {
+        get { pitchParameter.value }
+        set { pitchParameter.value = newValue }
+    }
+
+    /// Analysis windows per window length: more is smoother and costs more. Range 3 … 32, default 8.
+    open var overlap: Float {
+        get { overlapParameter.value }
+        set { overlapParameter.value = newValue }
+    }
+
+    open override var name: String { "AUNewTimePitch" }
+
+    /// The analysis window's half (2048 frames at 44.1/48 kHz), known before the unit renders.
+    open override var latency: TimeInterval {
+        let rate = outputFormats.first?.sampleRate ?? 44_100
+        return Double(TimeStretcher.frameSize(sampleRate: rate) / 2) / rate
+    }
+
+    /// The input runs at its own pace: its own rate domain.
+    override func changesRate(onInputBus bus: AVAudioNodeBus) -> Bool { true }
+
+    static let componentDescription = AudioComponentDescription(
+        componentType: kAudioUnitType_FormatConverter, componentSubType: kAudioUnitSubType_NewTimePitch,
+        componentManufacturer: kAudioUnitManufacturer_Apple, componentFlags: 0, componentFlagsMask: 0)
+
+    static func parts() -> BuiltInUnits.TimeEffectParts {
+        let parameters = [
+            AVAudioUnit.parameter("rate", "Rate", address: AUParameterAddress(kNewTimePitchParam_Rate),
+                                  min: 1.0 / 32, max: 32, unit: .rate, value: 1),
+            AVAudioUnit.parameter("pitch", "Pitch", address: AUParameterAddress(kNewTimePitchParam_Pitch),
+                                  min: -2400, max: 2400, unit: .cents, value: 0),
+            AVAudioUnit.parameter("overlap", "Overlap", address: AUParameterAddress(kNewTimePitchParam_Overlap),
+                                  min: 3, max: 32, unit: .generic, value: 8),
+            AVAudioUnit.parameter("enablePeakLocking", "Peak Locking", address: AUParameterAddress(kNewTimePitchParam_EnablePeakLocking),
+                                  min: 0, max: 1, unit: .boolean, value: 1),
+            AVAudioUnit.parameter("enableTransientPreservation", "Transient Preservation",
+                                  address: AUParameterAddress(kNewTimePitchParam_EnableTransientPreservation),
+                                  min: 0, max: 1, unit: .boolean, value: 1),
+        ]
+        return (TimePitchRenderer(), parameters)
+    }
+}
+
+/// The time-pitch unit's render object: a TimeStretcher per format.
+final class TimePitchRenderer: TimeEffectRenderer {
+    /// Current parameter values (any thread writes, the control side reads them for a new DSP).
+    private let values = UnsafeMutablePointer<Atomic<UInt32>>.allocate(capacity: 8)
+
+    override init() {
+        let defaults: [Float] = [1, 0, 0, 0, 8, 0, 1, 1]
+        for i in 0..<8 { (values + i).initialize(to: Atomic(defaults[i].bitPattern)) }
+        super.init()
+    }
+
+    deinit {
+        values.deinitialize(count: 8)
+        values.deallocate()
+    }
+
+    override func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
+        if address < 8 { values[Int(address)].store(value.bitPattern, ordering: .relaxed) }
+        super.schedule(address: address, value: value, at: time, ramp: ramp)
+    }
+
+    private func value(_ id: AudioUnitParameterID) -> AUValue { Float(bitPattern: values[Int(id)].load(ordering: .relaxed)) }
+
+    override func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject {
+        let s = TimeStretcher(sampleRate: sampleRate, channels: channels, maximumOutputFrames: maximumFrames)
+        s.setRate(Double(value(kNewTimePitchParam_Rate)))
+        s.setPitchScale(pow(2, Double(value(kNewTimePitchParam_Pitch)) / 1200))
+        s.setOverlap(Double(value(kNewTimePitchParam_Overlap)))
+        s.peakLocking = value(kNewTimePitchParam_EnablePeakLocking) >= 0.5
+        s.preservesTransients = value(kNewTimePitchParam_EnableTransientPreservation) >= 0.5
+        s.reset()
+        return s
+    }
+
+    override func latencyFrames(of dsp: AnyObject) -> Int { unsafeDowncast(dsp, to: TimeStretcher.self).latencyFrames }
+
+    override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {
+        let s = unsafeDowncast(dsp, to: TimeStretcher.self)
+        switch address {
+        case AUParameterAddress(kNewTimePitchParam_Rate): s.setRate(Double(value))
+        case AUParameterAddress(kNewTimePitchParam_Pitch): s.setPitchScale(pow(2, Double(value) / 1200))
+        case AUParameterAddress(kNewTimePitchParam_Overlap): s.setOverlap(Double(value))
+        case AUParameterAddress(kNewTimePitchParam_EnablePeakLocking): s.peakLocking = value >= 0.5
+        case AUParameterAddress(kNewTimePitchParam_EnableTransientPreservation): s.preservesTransients = value >= 0.5
+        default: break
+        }
+    }
+
+    override func inputFrames(_ frames: Int, dsp: AnyObject) -> Int {
+        unsafeDowncast(dsp, to: TimeStretcher.self).inputFramesNeeded(forOutputFrames: frames)
+    }
+
+    override func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int {
+        unsafeDowncast(dsp, to: TimeStretcher.self).maximumInputFrames(forOutputFrames: frames)
+    }
+
+    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, frames: Int, dsp: AnyObject, state: State) {
+        let s = unsafeDowncast(dsp, to: TimeStretcher.self)
+        state.bind(input, output)
+        s.process(input: input == nil ? nil : UnsafePointer(state.inputPointers), inputFrames: input?.frames ?? 0,
+                  output: UnsafePointer(state.outputPointers), outputFrames: frames)
+    }
+
+    override func reset(dsp: AnyObject) {
+        unsafeDowncast(dsp, to: TimeStretcher.self).reset()
+    }
+}

@@ -1,0 +1,144 @@
+// AVAudioUnitVarispeed: Apple's varispeed (AUVarispeed, 'aufc'/'vari'): resampling playback,
+// pitch and duration change together.
+//
+// The node's input is its own rate domain: each cycle it pulls about rate x frames from upstream
+// and resamples them into the cycle's frames with a SampleRateConverter in variable-ratio mode
+// (out/in = 1/rate; a windowed-sinc interpolator whose cut-off follows the output's Nyquist
+// frequency when speeding up, so nothing aliases; 125 dB stop band). Rate changes glide linearly
+// over the event's ramp, or 10 ms when it has none, so the pitch bends without a click. The
+// converter is time-aligned: no latency.
+import Synchronization
+import AudioKernels
+
+/// Apple's parameter IDs of the varispeed unit (AudioUnitParameters.h).
+public let kVarispeedParam_PlaybackRate: AudioUnitParameterID = 0
+public let kVarispeedParam_PlaybackCents: AudioUnitParameterID = 1
+
+/// A time effect that changes the playback rate, and with it the pitch.
+open class AVAudioUnitVarispeed: AVAudioUnitTimeEffect {
+    private let rateParameter: AUParameter
+    private let centsParameter: AUParameter
+
+    /// Creates a varispeed at rate 1.
+    public init() {
+        let parts = AVAudioUnitVarispeed.parts()
+        rateParameter = parts.parameters[0]
+        centsParameter = parts.parameters[1]
+        super.init(description: AVAudioUnitVarispeed.componentDescription, renderer: parts.renderer, parameters: parts.parameters)
+    }
+
+    /// The playback rate: 2 plays twice as fast, an octave up. Range 0.25 … 4, default 1.
+    open var rate: Float {
+        get { rateParameter.value }
+        set { rateParameter.value = newValue }
+    }
+
+    open override var name: String { "AUVarispeed" }
+
+    /// The input runs at its own pace: its own rate domain.
+    override func changesRate(onInputBus bus: AVAudioNodeBus) -> Bool { true }
+
+    static let componentDescription = AudioComponentDescription(
+        componentType: kAudioUnitType_FormatConverter, componentSubType: kAudioUnitSubType_Varispeed,
+        componentManufacturer: kAudioUnitManufacturer_Apple, componentFlags: 0, componentFlagsMask: 0)
+
+    /// The parameters (rate and cents, kept in step) and the render object.
+    static func parts() -> BuiltInUnits.TimeEffectParts {
+        let rate = AVAudioUnit.parameter("playbackRate", "Playback Rate", address: AUParameterAddress(kVarispeedParam_PlaybackRate),
+                                         min: 0.25, max: 4, unit: .rate, value: 1)
+        let cents = AVAudioUnit.parameter("playbackCents", "Playback Cents", address: AUParameterAddress(kVarispeedParam_PlaybackCents),
+                                          min: -2400, max: 2400, unit: .cents, value: 0)
+        // the two are one value: setting one updates the other (observers of both are told)
+        _ = rate.token(byAddingParameterObserver: { [weak cents] _, value in
+            cents?.setStoredValue(AUValue(1200 * log2(Double(value))))
+        })
+        _ = cents.token(byAddingParameterObserver: { [weak rate] _, value in
+            rate?.setStoredValue(AUValue(pow(2, Double(value) / 1200)))
+        })
+        return (VarispeedRenderer(), [rate, cents])
+    }
+}
+
+/// The varispeed's render object: a variable-ratio SampleRateConverter per format.
+final class VarispeedRenderer: TimeEffectRenderer {
+    /// The DSP of one format.
+    final class DSP {
+        let converter: SampleRateConverter
+        let channels: Int
+        let defaultRamp: Int
+        /// Rate in effect (render thread).
+        var rate: Double
+
+        init(sampleRate: Double, channels: Int, rate: Double) {
+            converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .medium,
+                                            variableRatio: 0.25...4)
+            self.channels = channels
+            defaultRamp = max(1, Int(sampleRate / 100))
+            self.rate = rate
+            converter.setRatio(1 / rate, rampFrames: 0)
+        }
+    }
+
+    /// Rate the next DSP starts at (control side: the unit's current value).
+    private let initialRate = Atomic<UInt32>(Float(1).bitPattern)
+
+    override func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
+        let rate = VarispeedRenderer.rate(address: address, value: value)
+        initialRate.store(Float(rate).bitPattern, ordering: .relaxed)
+        super.schedule(address: address, value: value, at: time, ramp: ramp)
+    }
+
+    static func rate(address: AUParameterAddress, value: AUValue) -> Double {
+        let r = address == AUParameterAddress(kVarispeedParam_PlaybackCents) ? pow(2, Double(value) / 1200) : Double(value)
+        return Swift.min(4, Swift.max(0.25, r.isFinite ? r : 1))
+    }
+
+    override func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject {
+        DSP(sampleRate: sampleRate, channels: channels, rate: Double(Float(bitPattern: initialRate.load(ordering: .relaxed))))
+    }
+
+    override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {
+        guard address <= 1 else { return }
+        let d = unsafeDowncast(dsp, to: DSP.self)
+        let rate = VarispeedRenderer.rate(address: address, value: value)
+        if rate == d.rate { return }
+        d.rate = rate
+        d.converter.setRatio(1 / rate, rampFrames: ramp > 0 ? ramp : d.defaultRamp)
+    }
+
+    override func inputFrames(_ frames: Int, dsp: AnyObject) -> Int {
+        unsafeDowncast(dsp, to: DSP.self).converter.inputFramesNeeded(forOutputFrames: frames)
+    }
+
+    override func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int {
+        // rate 4, plus the kernel's reach at the widest stretch (4 x the nominal one)
+        let c = unsafeDowncast(dsp, to: DSP.self).converter
+        return 4 * frames + 4 * (c.leadingFrames + c.trailingFrames) + 64
+    }
+
+    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, frames: Int, dsp: AnyObject, state: State) {
+        let d = unsafeDowncast(dsp, to: DSP.self)
+        guard let input else { output.clear(frames: frames); return }
+        state.bind(input, output)
+        let inputs = UnsafeBufferPointer(start: UnsafePointer(state.inputPointers), count: d.channels)
+        let outputs = UnsafeBufferPointer(start: UnsafePointer(state.outputPointers), count: d.channels)
+        var consumed = 0, produced = 0
+        while produced < frames {
+            let r = d.converter.process(input: inputs, offset: consumed, inputFrames: input.frames - consumed,
+                                        output: outputs, offset: produced, outputCapacity: frames - produced)
+            consumed += r.consumed
+            produced += r.produced
+            if r.produced == 0 && r.consumed == 0 { break }
+        }
+        // the plan rendered what the converter asked for; anything short is silence
+        if produced < frames {
+            for c in 0..<d.channels { (output.channels[c] + produced).update(repeating: 0, count: frames - produced) }
+        }
+    }
+
+    override func reset(dsp: AnyObject) {
+        let d = unsafeDowncast(dsp, to: DSP.self)
+        d.converter.reset()
+        d.converter.setRatio(1 / d.rate, rampFrames: 0)
+    }
+}

@@ -1,0 +1,94 @@
+// AVAudioUnitVarispeed through the engine: rate changes pitch and duration together, nothing
+// aliases when speeding up, rate changes glide without clicks, parameters are Apple's.
+import Testing
+import AVFoundation
+
+@Suite struct AVAudioUnitVarispeedTests {
+    typealias T = TimeEffectTesting
+
+    @Test func parametersAreApplesAUVarispeed() throws {
+        let unit = AVAudioUnitVarispeed()
+        #expect(unit.audioComponentDescription.componentType == kAudioUnitType_FormatConverter)
+        #expect(unit.audioComponentDescription.componentSubType == kAudioUnitSubType_Varispeed)
+        #expect(unit.rate == 1)
+        #expect(unit.latency == 0)
+        let tree = try #require(unit.auAudioUnit.parameterTree)
+        let rate = try #require(tree.parameter(withAddress: AUParameterAddress(kVarispeedParam_PlaybackRate)))
+        let cents = try #require(tree.parameter(withAddress: AUParameterAddress(kVarispeedParam_PlaybackCents)))
+        #expect(kVarispeedParam_PlaybackRate == 0 && kVarispeedParam_PlaybackCents == 1)
+        #expect(rate.minValue == 0.25 && rate.maxValue == 4 && rate.value == 1)
+        #expect(cents.minValue == -2400 && cents.maxValue == 2400 && cents.value == 0)
+        unit.rate = 2
+        #expect(rate.value == 2 && abs(cents.value - 1200) < 1e-3)
+        cents.value = -1200
+        #expect(abs(unit.rate - 0.5) < 1e-6)
+        unit.rate = 10
+        #expect(unit.rate == 4)
+    }
+
+    @Test(arguments: [(2.0, 880.0), (0.5, 220.0)])
+    func rateChangesPitchAndDuration(_ rate: Double, _ expected: Double) throws {
+        let unit = AVAudioUnitVarispeed()
+        unit.rate = Float(rate)
+        let seconds = 1.0
+        let y = try T.render(unit, [T.sine(440, seconds: seconds)], frames: Int((seconds / rate + 0.2) * T.rate))[0]
+        let (first, last) = T.span(y)
+        #expect(abs(Double(last + 1 - first) / T.rate - seconds / rate) < 0.002, "audible for \(Double(last - first) / T.rate) s")
+        #expect(first < 10, "varispeed has no latency (first sound at \(first))")
+        let mid = (first + last) / 2, half = Int(0.2 * T.rate)
+        let stats = T.toneStats(y[(mid - half)..<(mid + half)], expected: expected)
+        #expect(abs(stats.centsError) < 1, "pitch off by \(stats.centsError) cents")
+        #expect(stats.thdnDB < -90, "THD+N \(stats.thdnDB) dB")
+    }
+
+    /// At rate 2 a 15 kHz tone would land at 30 kHz, above the 24 kHz Nyquist frequency: it must
+    /// vanish, not fold back to 18 kHz. A 9 kHz tone lands at 18 kHz untouched.
+    @Test func speedingUpDoesNotAlias() throws {
+        func level(_ frequency: Double) throws -> Double {
+            let unit = AVAudioUnitVarispeed()
+            unit.rate = 2
+            let y = try T.render(unit, [T.sine(frequency, seconds: 0.5)], frames: Int(0.25 * T.rate))[0]
+            var e = 0.0
+            for i in 2000..<10_000 { e += Double(y[i]) * Double(y[i]) }
+            return 10 * log10(max(e / 8000, 1e-30) / 0.125)   // re a 0.5-amplitude sine
+        }
+        let inBand = try level(9000), aliased = try level(15_000)
+        #expect(abs(inBand) < 0.1, "18 kHz output at \(inBand) dB")
+        #expect(aliased < -100, "a 30 kHz image folded back at \(aliased) dB")
+    }
+
+    /// A rate change while playing glides: no step in the waveform or its slope.
+    @Test func rateChangesGlideWithoutClicks() throws {
+        let unit = AVAudioUnitVarispeed()
+        let y = try T.render(unit, [T.sine(440, seconds: 2)], frames: Int(1.2 * T.rate), chunk: 480) { done in
+            if done == 14_400 { unit.rate = 2 }
+            if done == 33_600 { unit.rate = 0.7 }
+        }[0]
+        // the second difference of a 0.5-amplitude sine at up to 880 Hz stays below 0.5 (2 pi 880/48k)^2 = 0.0066
+        var worst: Float = 0
+        for i in 2..<y.count - 100 { worst = max(worst, abs(y[i] - 2 * y[i - 1] + y[i - 2])) }
+        #expect(worst < 0.008, "second difference reaches \(worst)")
+        // and the pitch did change
+        let late = T.toneStats(y[40_000..<56_000], expected: 440 * 0.7)
+        #expect(abs(late.centsError) < 1)
+    }
+
+    @Test func bypassPassesTheInputThrough() throws {
+        let unit = AVAudioUnitVarispeed()
+        unit.rate = 3
+        unit.bypass = true
+        let x = T.sine(1000, seconds: 0.2)
+        let y = try T.render(unit, [x], frames: x.count)[0]
+        #expect(y == x)
+    }
+
+    @Test func createdFromItsComponentDescription() throws {
+        let d = AudioComponentDescription(componentType: kAudioUnitType_FormatConverter, componentSubType: kAudioUnitSubType_Varispeed,
+                                          componentManufacturer: kAudioUnitManufacturer_Apple, componentFlags: 0, componentFlagsMask: 0)
+        let unit = AVAudioUnitTimeEffect(audioComponentDescription: d)
+        unit.auAudioUnit.parameterTree?.parameter(withAddress: AUParameterAddress(kVarispeedParam_PlaybackCents))?.value = 1200
+        let y = try T.render(unit, [T.sine(440, seconds: 1)], frames: Int(0.7 * T.rate))[0]
+        let (first, last) = T.span(y)
+        #expect(abs(Double(last - first) / T.rate - 0.5) < 0.01)
+    }
+}
