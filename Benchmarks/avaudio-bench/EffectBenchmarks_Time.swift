@@ -10,7 +10,8 @@
 //
 // Rows: tp-rate0.5, tp-rate1.5, tp-pitch500 (TimePitch), vs-rate0.5, vs-rate2 (Varispeed),
 // and rb-r2-*/rb-r3-* (rubberband) for the TimePitch cases.
-// Quality (bench_stretch.py's tone checks, on a 10 s stereo 440 Hz tone at 0.5): output length,
+// Quality (bench_stretch.py's tone checks, on a 10 s stereo 440 Hz tone at 0.5): audible length
+// (first to last sample above 0.01; the output files also hold our latency),
 // pitch error in cents (sine fit), envelope dip (5th percentile of the short-time amplitude re its
 // median, dB) and the median 200 ms-frame THD+N re the best-fit sine (dB), for ours and for the
 // rubberband CLI on the same tone. Audio of the tone renders is left in --dir.
@@ -140,7 +141,9 @@ enum TimeEffectSuite {
                 let out = options.dir + "/fx-time-rb-out.wav"
                 var rbSamples: [Sample] = []
                 for i in 0 ..< options.warmup + options.runs {
-                    let s = try timeOnce { try runProcess("/usr/bin/rubberband", ["-q"] + extra + c.rubberbandArguments + [programURL.path, out]) }
+                    let c0 = childCPU()
+                    var s = try timeOnce { try runProcess("/usr/bin/rubberband", ["-q"] + extra + c.rubberbandArguments + [programURL.path, out]) }
+                    s.cpu = childCPU() - c0
                     if i >= options.warmup { rbSamples.append(s) }
                 }
                 let toneRB = options.dir + "/fx-time-\(c.key)-rb-\(name).wav"
@@ -148,7 +151,6 @@ enum TimeEffectSuite {
                 let y = try readWAV(URL(fileURLWithPath: toneRB))
                 var m: [(String, JSONValue)] = [("key", .string("rb-\(name)-\(c.key.dropFirst(3))"))]
                 m += ToneMetrics.stats(y, sampleRate: rate, expectedHz: expected).json
-                // the CLI's CPU time is a child's: report wall only
                 let r = BenchResult(suite: "fx-time", workload: "\(c.label) \(Int(options.seconds))s stereo 48k (rubberband \(name.uppercased()) CLI, whole process)",
                                     audioSeconds: options.seconds, samples: rbSamples, metrics: m)
                 results.append(r)
@@ -156,6 +158,13 @@ enum TimeEffectSuite {
             }
         }
         report(results, json: options.json)
+    }
+
+    /// CPU seconds of the finished child processes.
+    static func childCPU() -> Double {
+        var u = rusage()
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &u)
+        return Double(u.ru_utime.tv_sec) + Double(u.ru_utime.tv_usec) * 1e-6 + Double(u.ru_stime.tv_sec) + Double(u.ru_stime.tv_usec) * 1e-6
     }
 
     static func channel(_ b: AVAudioPCMBuffer, _ c: Int = 0) -> [Float] {
@@ -204,7 +213,7 @@ enum ToneMetrics {
         var thdnDB: Double
         var json: [(String, JSONValue)] {
             func r(_ x: Double, _ d: Double) -> JSONValue { .number((x * d).rounded() / d) }
-            return [("out_s", r(seconds, 1000)), ("pitch_err_cents", r(pitchErrorCents, 1000)),
+            return [("audible_s", r(seconds, 1000)), ("pitch_err_cents", r(pitchErrorCents, 1000)),
                     ("env_dip_db", r(envelopeDipDB, 100)), ("tone_thdn_db", r(thdnDB, 100))]
         }
     }
@@ -293,6 +302,12 @@ enum ToneMetrics {
         // bench_stretch: the middle half of the output
         let seg = Array(y[(y.count / 4) ..< (3 * y.count / 4)])
         let w0 = 2 * Double.pi * expectedHz / sampleRate
+        var first = -1, last = -1
+        for i in 0 ..< y.count where abs(y[i]) > 0.01 {
+            if first < 0 { first = i }
+            last = i
+        }
+        let span = Double(max(0, last - first)) / sampleRate
         return seg.withUnsafeBufferPointer { x in
             let whole = fit(x, w: w0, refine: 6)
             let f = whole.w * sampleRate / (2 * Double.pi)
@@ -318,7 +333,7 @@ enum ToneMetrics {
             }
             thdn.sort()
             let median = thdn.isEmpty ? 0 : (thdn.count % 2 == 1 ? thdn[thdn.count / 2] : (thdn[thdn.count / 2 - 1] + thdn[thdn.count / 2]) / 2)
-            return Stats(seconds: Double(y.count) / sampleRate, pitchHz: f, pitchErrorCents: 1200 * log2(f / expectedHz),
+            return Stats(seconds: span, pitchHz: f, pitchErrorCents: 1200 * log2(f / expectedHz),
                          envelopeDipDB: 20 * log10(max(p5, 1e-15) / max(p50, 1e-15)), thdnDB: median)
         }
     }

@@ -109,6 +109,9 @@ struct Convert: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print a summary of the conversion.")
     var verbose = false
 
+    @OptionGroup(title: "Effects (rendered through an offline AVAudioEngine, in this order: tempo/pitch, EQ, distortion, delay, reverb)")
+    var effects: EffectOptions
+
     func validate() throws {
         if let bits, ![8, 16, 24, 32, 64].contains(bits) {
             throw ValidationError("--bits must be 8, 16, 24 or 32 (or 32 or 64 with --float), not \(bits)")
@@ -130,10 +133,11 @@ struct Convert: ParsableCommand {
         }
         if dither && float { throw ValidationError("--dither applies when writing integers, not with --float") }
         if dither && (ulaw || alaw) { throw ValidationError("--dither applies when writing linear integers, not G.711") }
+        if dither && effects.any { throw ValidationError("--dither cannot be combined with effects") }
     }
 
     /// What the conversion does, decided once the input has been opened.
-    private struct Plan {
+    struct Plan {
         var inFacts: FormatFacts
         var settings: [String: Any]
         var outRate: Double
@@ -166,7 +170,10 @@ struct Convert: ParsableCommand {
                 throw error
             }
             probe.close()
-            if plan.usesConverter {
+            if effects.any {
+                let inFile = try AVAudioFile(forReading: inURL, commonFormat: .pcmFormatFloat32, interleaved: false)
+                try renderEffects(inFile, to: outURL, plan: plan)
+            } else if plan.usesConverter {
                 // The converter works in Float32 whenever it resamples or mixes; a dither-only
                 // conversion goes straight from the read format to the dithered integers.
                 let common: AVAudioCommonFormat = !plan.changesRate && !plan.changesChannels && precision(of: plan.inFacts) > 24
@@ -186,7 +193,7 @@ struct Convert: ParsableCommand {
         }
     }
 
-    private func makePlan(for inFormat: AVAudioFormat) throws -> Plan {
+    func makePlan(for inFormat: AVAudioFormat) throws -> Plan {
         let inFacts = FormatFacts(inFormat)
         let outRate = rate ?? inFacts.sampleRate
         let outChannels = channels ?? inFacts.channels
@@ -345,7 +352,7 @@ struct Convert: ParsableCommand {
     /// Creates the output file and writes every buffer `next` returns (with the input frames read
     /// so far, for the progress bar) until it returns nil. On failure the output file is removed.
     /// Returns the frames written and the file's format.
-    private func stream(to outURL: URL, settings: [String: Any], commonFormat: AVAudioCommonFormat, total: Int64,
+    func stream(to outURL: URL, settings: [String: Any], commonFormat: AVAudioCommonFormat, total: Int64,
                         next: () throws -> (AVAudioPCMBuffer, Int64)?) throws -> (Int64, AVAudioFormat) {
         let outFile: AVAudioFile
         do {
@@ -390,7 +397,7 @@ struct Convert: ParsableCommand {
 
     /// The layout of an output with `channels` channels: the input's when the count is kept, none
     /// for mono and stereo (implied), else the usual layout of that many channels.
-    private func outputLayout(channels: Int, input: AVAudioFormat) -> AVAudioChannelLayout? {
+    func outputLayout(channels: Int, input: AVAudioFormat) -> AVAudioChannelLayout? {
         if channels == Int(input.channelCount) { return input.channelLayout }
         if channels <= 2 { return nil }
         let tag: AudioChannelLayoutTag

@@ -1,13 +1,15 @@
 // The engine part of `avaudio demo`: an AVAudioEngine graph rendered offline to a file, and
 // checked against what the graph should produce.
 //
-//     player 1 (mono 48 kHz, 220 Hz)         ─┐
+//     player 1 (mono 48 kHz, 220 Hz) ─► EQ ─► submixer ─┐
 //     player 2 (stereo 48 kHz, 1000 | 1500 Hz)─┤
 //     player 3 (mono 44.1 kHz, 2500 Hz)       ─┼─► main mixer ──► output ──► renderOffline ──► WAV file
 //     synth: AVAudioSourceNode, 300+375+450 Hz ┘        │
 //                                                       └─ tap: peak and RMS per channel
 //
-// Every voice has its own volume and pan; player 3 runs at 44.1 kHz, so the mixer converts its
+// Player 1 goes through an AVAudioUnitEQ with one parametric band, +6 dB at its tone's frequency
+// (so the tone comes out 6 dB louder), and a submixer that carries its volume and pan (volume and
+// pan belong to a mixer input, which the EQ's output is). Every voice has its own volume and pan; player 3 runs at 44.1 kHz, so the mixer converts its
 // rate. The engine renders 5 s in manual rendering mode (.offline, 48 kHz stereo, 4096-frame
 // cycles) into a 32-bit float WAV file, which is then read back. Checks:
 //
@@ -39,6 +41,8 @@ struct EngineDemo {
     static let levelTolerance = 0.5     // dB, for the tone levels
     static let rmsTolerance = 0.05      // dB, for the channel RMS
     static let absentLevel = -90.0      // dBFS
+    static let eqGain = 6.0             // dB, of the EQ band on player 1
+    static let eqBandwidth: Float = 0.5 // octaves
 
     var totalFrames: Int { Int(EngineDemo.sampleRate) * EngineDemo.seconds }
 
@@ -57,6 +61,14 @@ struct EngineDemo {
         var channels: [[Tone]]
         var volume: Float
         var pan: Float
+        /// The frequency of an AVAudioUnitEQ band (+`EngineDemo.eqGain` dB) the voice goes through.
+        var eqFrequency: Double? = nil
+
+        /// The EQ's gain at a tone: the band's gain at its centre, 0 dB elsewhere (only tones at
+        /// the centre are boosted in this graph).
+        func eqGain(_ tone: Tone) -> Double {
+            tone.frequency == eqFrequency ? pow(10, EngineDemo.eqGain / 20) : 1
+        }
 
         /// The mixer's gain for output channel `c` (0 left, 1 right): volume × balance law.
         func gain(_ c: Int) -> Double {
@@ -73,12 +85,14 @@ struct EngineDemo {
             let kind = isSynth ? "AVAudioSourceNode chord" : "AVAudioPlayerNode sine" + (channels.joined().count > 1 ? "s" : "")
             var text = "\(kind) \(tones), amplitude \(amplitudes), \(channels.count == 1 ? "mono" : "stereo") \(formatRate(sampleRate)) Hz"
             if sampleRate != EngineDemo.sampleRate { text += " (the mixer converts the rate)" }
+            if let eqFrequency { text += ", through an EQ band +\(fixed(EngineDemo.eqGain, 0)) dB at \(formatRate(eqFrequency)) Hz and a submixer" }
             return text + ", volume \(fixed(Double(volume), 2)), pan \(signed(Double(pan)))"
         }
     }
 
     static let voices: [Voice] = [
-        Voice(name: "player 1", sampleRate: 48_000, channels: [[Tone(frequency: 220, amplitude: 0.4)]], volume: 0.8, pan: -0.5),
+        Voice(name: "player 1", sampleRate: 48_000, channels: [[Tone(frequency: 220, amplitude: 0.4)]], volume: 0.8, pan: -0.5,
+              eqFrequency: 220),
         Voice(name: "player 2", sampleRate: 48_000,
               channels: [[Tone(frequency: 1_000, amplitude: 0.4)], [Tone(frequency: 1_500, amplitude: 0.4)]], volume: 0.5, pan: 0.6),
         Voice(name: "player 3", sampleRate: 44_100, channels: [[Tone(frequency: 2_500, amplitude: 0.4)]], volume: 0.7, pan: 0),
@@ -200,9 +214,28 @@ struct EngineDemo {
                 node = player
             }
             engine.attach(node)
-            engine.connect(node, to: mixer, format: voice.format)
-            node.volume = voice.volume
-            node.pan = voice.pan
+            if let frequency = voice.eqFrequency {
+                // node ─► EQ ─► submixer (the voice's volume and pan) ─► main mixer.
+                let eq = AVAudioUnitEQ(numberOfBands: 1)
+                let submixer = AVAudioMixerNode()
+                engine.attach(eq)
+                engine.attach(submixer)
+                engine.connect(node, to: eq, format: voice.format)
+                engine.connect(eq, to: submixer, format: voice.format)
+                engine.connect(submixer, to: mixer, format: voice.format)
+                let band = eq.bands[0]
+                band.filterType = .parametric
+                band.frequency = Float(frequency)
+                band.gain = Float(EngineDemo.eqGain)
+                band.bandwidth = EngineDemo.eqBandwidth
+                band.bypass = false
+                submixer.volume = voice.volume
+                submixer.pan = voice.pan
+            } else {
+                engine.connect(node, to: mixer, format: voice.format)
+                node.volume = voice.volume
+                node.pan = voice.pan
+            }
         }
 
         let meter = TapMeter(channels: Int(outputFormat.channelCount))
@@ -360,7 +393,7 @@ struct EngineDemo {
                         let side = c == 0 ? "L" : "R"
                         // A mono input reaches both sides; a stereo input's channel k only side k.
                         let reaches = voice.channels.count == 1 || k == c
-                        let amplitude = tone.amplitude * (reaches ? voice.gain(c) : 0)
+                        let amplitude = tone.amplitude * voice.eqGain(tone) * (reaches ? voice.gain(c) : 0)
                         let measured = goertzelAmplitude(data[c], count: EngineDemo.analysisFrames, frequency: tone.frequency)
                         let name = "\(formatRate(tone.frequency)) Hz \(side) (\(voice.name))"
                         if amplitude > 0 {
@@ -384,7 +417,7 @@ struct EngineDemo {
         EngineDemo.voices.flatMap { voice in
             voice.channels.enumerated().flatMap { k, tones -> [Tone] in
                 guard voice.channels.count == 1 || k == c else { return [] }
-                return tones.map { Tone(frequency: $0.frequency, amplitude: $0.amplitude * voice.gain(c)) }
+                return tones.map { Tone(frequency: $0.frequency, amplitude: $0.amplitude * voice.eqGain($0) * voice.gain(c)) }
             }
         }
     }

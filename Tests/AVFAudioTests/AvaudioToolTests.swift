@@ -342,6 +342,55 @@ final class AvaudioToolTests {
         #expect(lines.last?.hasPrefix("avaudio demo: PASS (engine PASS)") == true, "\(run.stdout)")
     }
 
+    @Test func convertEQPeakRaisesTheToneBySixDecibels() throws {
+        let source = try writeWAV("eq-in.wav", sampleRate: 48_000, channels: 1, frames: 96_000, bits: 24) { _, i in
+            Float(0.25 * sin(2 * Double.pi * 1_000 * Double(i) / 48_000))
+        }
+        let out = directory.appendingPathComponent("eq-out.wav")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--eq", "peak:1000:6:0.5", "--verbose"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("EQ peak 1000 Hz +6.0 dB"), "\(run.stdout)")
+        let samples = try readSamples(out)
+        #expect(samples[0].count == 96_000)
+        let level = toneAmplitude(samples[0][48_000..<96_000], frequency: 1_000, sampleRate: 48_000)
+        let gain = 20 * log10(level / 0.25)
+        #expect(abs(gain - 6) <= 0.2, "gain \(gain) dB")
+    }
+
+    @Test func convertReverbAddsATailAfterTheInput() throws {
+        let frames = 24_000
+        let source = try writeWAV("rv-in.wav", sampleRate: 48_000, channels: 2, frames: frames) { _, i in
+            Float(0.5 * sin(2 * Double.pi * 440 * Double(i) / 48_000))
+        }
+        let out = directory.appendingPathComponent("rv-out.wav")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--reverb", "largeHall", "--verbose"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("reverb largeHall"), "\(run.stdout)")
+        let samples = try readSamples(out)
+        #expect(samples[0].count > frames)
+        // Not silent in the half second after the input ends.
+        let after = samples[0].dropFirst(frames).prefix(24_000)
+        let peak = after.map { abs($0) }.max() ?? 0
+        #expect(peak > 0.01, "peak after the input: \(peak)")
+    }
+
+    @Test func convertTempoHalfDoublesTheLength() throws {
+        let frames = 48_000
+        let source = try writeWAV("tp-in.wav", sampleRate: 48_000, channels: 1, frames: frames) { _, i in
+            Float(0.25 * sin(2 * Double.pi * 500 * Double(i) / 48_000))
+        }
+        let out = directory.appendingPathComponent("tp-out.wav")
+        let run = try AvaudioTool.run(["convert", source.path, out.path, "--tempo", "0.5"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let file = try AVAudioFile(forReading: out)
+        #expect(abs(Double(file.length) / Double(2 * frames) - 1) <= 0.01, "\(file.length) frames")
+        file.close()
+        // Unknown presets are refused.
+        let refused = try AvaudioTool.run(["convert", source.path, out.path, "--reverb", "bathroom"])
+        #expect(refused.status != 0)
+        #expect(refused.stderr.contains("unknown preset"), "\(refused.stderr)")
+    }
+
     @Test func missingInputFailsWithAMessageNamingTheFile() throws {
         let missing = directory.appendingPathComponent("no-such-take.wav")
         let info = try AvaudioTool.run(["info", missing.path])

@@ -59,6 +59,23 @@ import Foundation
             x += 0.0137
         }
         #expect(worst < 1e-10, "worst error \(worst)")
+        // the four-lane Float32 versions used per spectral peak
+        var worst4 = 0.0
+        var v = -3.3
+        while v < 3.3 {
+            let x = SIMD4<Float>(Float(v), Float(-v), Float(v * 0.3), 0.001)
+            let (s4, c4) = StretchMath.sincos(x)
+            let y = SIMD4<Float>(1, -2, Float(v), -0.0001)
+            let a4 = StretchMath.atan2(y, x)
+            let inv = StretchMath.inverseSquareRoot(x * x + 0.5)
+            for l in 0..<4 {
+                worst4 = max(worst4, abs(Double(s4[l]) - sin(Double(x[l]))), abs(Double(c4[l]) - cos(Double(x[l]))),
+                             abs(Double(a4[l]) - atan2(Double(y[l]), Double(x[l]))),
+                             abs(Double(inv[l]) * (Double(x[l] * x[l]) + 0.5).squareRoot() - 1))
+            }
+            v += 0.0071
+        }
+        #expect(worst4 < 1e-6, "worst Float32 error \(worst4)")
     }
 
     /// Renders `input` (mono) through a stretcher in chunks of `chunk` output frames.
