@@ -258,42 +258,9 @@ open class AVAudioConverter: NSObject {
                 output.frameLength = AVAudioFrameCount(produced)
                 return produced > 0 ? .haveData : .endOfStream
             }
-            var status = AVAudioConverterInputStatus.haveData
-            let buffer = inputBlock(AVAudioPacketCount(capacity - produced), &status)
-            switch status {
-            case .haveData:
-                guard let buffer else {
-                    // No buffer with .haveData: nothing to convert now (treated as .noDataNow so a
-                    // misbehaving block cannot spin this loop forever).
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .inputRanDry
-                }
-                guard let pcm = buffer as? AVAudioPCMBuffer else {
-                    outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the input block returned a compressed buffer; the input format is \(inputFormat)")
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .error
-                }
-                do { try checkInput(pcm) } catch {
-                    outError?.pointee = error as NSError
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .error
-                }
-                if pcm.frameLength == 0 {
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .inputRanDry
-                }
-                heldInput = pcm
-                heldOffset = 0
-            case .noDataNow:
+            if let stop = pullInput(inputBlock, frames: capacity - produced, error: outError) {
                 output.frameLength = AVAudioFrameCount(produced)
-                return .inputRanDry
-            case .endOfStream:
-                endOfStreamSeen = true
-                // A buffer returned along with .endOfStream still counts as input.
-                if let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0, (try? checkInput(pcm)) != nil {
-                    heldInput = pcm
-                    heldOffset = 0
-                }
+                return stop
             }
         }
         output.frameLength = AVAudioFrameCount(produced)
@@ -348,44 +315,50 @@ open class AVAudioConverter: NSObject {
                 continue
             }
             // 4. Ask the client for input.
-            var status = AVAudioConverterInputStatus.haveData
             let needed = max(1, src.inputFramesNeeded(forOutputFrames: capacity - produced))
-            let buffer = inputBlock(AVAudioPacketCount(clamping: needed), &status)
-            switch status {
-            case .haveData:
-                guard let pcm = buffer as? AVAudioPCMBuffer else {
-                    if buffer != nil {
-                        outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the input block returned a compressed buffer; the input format is \(inputFormat)")
-                        output.frameLength = AVAudioFrameCount(produced)
-                        return .error
-                    }
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .inputRanDry
-                }
-                do { try checkInput(pcm) } catch {
-                    outError?.pointee = error as NSError
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .error
-                }
-                if pcm.frameLength == 0 {
-                    output.frameLength = AVAudioFrameCount(produced)
-                    return .inputRanDry
-                }
-                heldInput = pcm
-                heldOffset = 0
-            case .noDataNow:
+            if let stop = pullInput(inputBlock, frames: needed, error: outError) {
                 output.frameLength = AVAudioFrameCount(produced)
-                return .inputRanDry
-            case .endOfStream:
-                endOfStreamSeen = true
-                if let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0, (try? checkInput(pcm)) != nil {
-                    heldInput = pcm
-                    heldOffset = 0
-                }
+                return stop
             }
         }
         output.frameLength = AVAudioFrameCount(produced)
         return .haveData
+    }
+
+    /// Calls the input block once for `frames` frames and takes what it returns: a buffer becomes
+    /// the held input; returns the status the conversion must stop with, or nil to continue.
+    ///
+    /// `.haveData` without a buffer, or with an empty one, is treated as `.noDataNow`, so a
+    /// misbehaving block cannot spin the loop forever. A buffer returned with `.endOfStream`
+    /// still counts as input.
+    private func pullInput(_ inputBlock: AVAudioConverterInputBlock, frames: Int, error outError: NSErrorPointer) -> AVAudioConverterOutputStatus? {
+        var status = AVAudioConverterInputStatus.haveData
+        let buffer = inputBlock(AVAudioPacketCount(clamping: frames), &status)
+        switch status {
+        case .haveData:
+            guard let buffer else { return .inputRanDry }
+            guard let pcm = buffer as? AVAudioPCMBuffer else {
+                outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the input block returned a compressed buffer; the input format is \(inputFormat)")
+                return .error
+            }
+            do { try checkInput(pcm) } catch {
+                outError?.pointee = error as NSError
+                return .error
+            }
+            if pcm.frameLength == 0 { return .inputRanDry }
+            heldInput = pcm
+            heldOffset = 0
+            return nil
+        case .noDataNow:
+            return .inputRanDry
+        case .endOfStream:
+            endOfStreamSeen = true
+            if let pcm = buffer as? AVAudioPCMBuffer, pcm.frameLength > 0, (try? checkInput(pcm)) != nil {
+                heldInput = pcm
+                heldOffset = 0
+            }
+            return nil
+        }
     }
 
     // MARK: Checks and errors
