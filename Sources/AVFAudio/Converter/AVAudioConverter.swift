@@ -86,7 +86,6 @@ open class AVAudioConverter: NSObject {
     private var heldInput: AVAudioPCMBuffer?
     private var heldOffset = 0
     private var endOfStreamSeen = false
-    private var finished = false
     /// Scratch: input as Float32 planar, and after channel mixing.
     private lazy var inputScratch = PlanarFloatBuffer(channels: Int(inputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
     private lazy var mixScratch = PlanarFloatBuffer(channels: Int(outputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
@@ -151,7 +150,6 @@ open class AVAudioConverter: NSObject {
         heldInput = nil
         heldOffset = 0
         endOfStreamSeen = false
-        finished = false
         ditherState = TPDFDither()
         resampler = nil
         mixStart = 0
