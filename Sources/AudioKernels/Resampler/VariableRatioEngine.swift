@@ -229,6 +229,42 @@ struct VariableRatioEngine<T: ResamplerScalar> {
         bufEnd += k
     }
 
+    /// One output frame from a polyphase table (`taps` coefficients per row), cubic (Lagrange)
+    /// interpolation between the four rows around the current phase; returns false when the
+    /// input does not reach far enough yet. Shared by the up-sampling and the steady
+    /// down-sampling paths, which differ only in their table.
+    @inline(__always)
+    private func interpolatedPolyphase<S: ResamplerScalar>(rows: UnsafeMutablePointer<T>, taps: Int,
+                                                           _ output: UnsafePointer<UnsafeMutablePointer<S>>, _ index: Int) -> Bool {
+        let halfTaps = taps / 2
+        if posInt + halfTaps >= bufEnd { return false }
+        let x = Double(posFrac >> 11) * 0x1p-53 * tableScale
+        let ph = Int(x)
+        let w = x - Double(ph)
+        let wm1 = T(-w * (w - 1) * (w - 2) / 6), w0 = T((w + 1) * (w - 1) * (w - 2) / 2)
+        let w1 = T(-(w + 1) * w * (w - 2) / 2), w2 = T((w + 1) * w * (w - 1) / 6)
+        let r0 = rows + ph * taps, r1 = r0 + taps, r2 = r1 + taps, r3 = r2 + taps
+        let first = posInt - halfTaps + 1 - bufStart
+        var c = 0
+        while c < channels {
+            let pairs = c + 1 < channels
+            let x0 = buffer.pointer + c * capacity + first
+            let x1 = pairs ? x0 + capacity : x0
+            var a0 = V(), a1 = V()
+            var k = 0
+            while k < taps {
+                let h = r0.v4(k) * wm1 + r1.v4(k) * w0 + r2.v4(k) * w1 + r3.v4(k) * w2
+                a0 += h * x0.v4(k)
+                a1 += h * x1.v4(k)
+                k &+= 4
+            }
+            output[c][index] = S(a0.sum().doubleValue)
+            if pairs { output[c + 1][index] = S(a1.sum().doubleValue) }
+            c += 2
+        }
+        return true
+    }
+
     /// Computes outputs while the input covers them.
     @inline(__always)
     private mutating func produce<S: ResamplerScalar>(_ output: UnsafePointer<UnsafeMutablePointer<S>>, _ offset: Int, _ maxCount: Int) -> Int {
@@ -240,32 +276,7 @@ struct VariableRatioEngine<T: ResamplerScalar> {
             let s = min(1, 1 / step)
             if s == 1 {
                 // up-sampling: polyphase rows, one set of Lagrange weights per output
-                let halfTaps = unitTaps / 2
-                if posInt + halfTaps >= bufEnd { break }
-                let x = Double(posFrac >> 11) * 0x1p-53 * tableScale
-                let ph = Int(x)
-                let w = x - Double(ph)
-                let wm1 = T(-w * (w - 1) * (w - 2) / 6), w0 = T((w + 1) * (w - 1) * (w - 2) / 2)
-                let w1 = T(-(w + 1) * w * (w - 2) / 2), w2 = T((w + 1) * w * (w - 1) / 6)
-                let r0 = phaseTable.pointer + ph * unitTaps, r1 = r0 + unitTaps, r2 = r1 + unitTaps, r3 = r2 + unitTaps
-                let first = posInt - halfTaps + 1 - bufStart
-                var c = 0
-                while c < channels {
-                    let pairs = c + 1 < channels
-                    let x0 = buffer.pointer + c * capacity + first
-                    let x1 = pairs ? x0 + capacity : x0
-                    var a0 = V(), a1 = V()
-                    var k = 0
-                    while k < unitTaps {
-                        let h = r0.v4(k) * wm1 + r1.v4(k) * w0 + r2.v4(k) * w1 + r3.v4(k) * w2
-                        a0 += h * x0.v4(k)
-                        a1 += h * x1.v4(k)
-                        k &+= 4
-                    }
-                    output[c][offset + count] = S(a0.sum().doubleValue)
-                    if pairs { output[c + 1][offset + count] = S(a1.sum().doubleValue) }
-                    c += 2
-                }
+                guard interpolatedPolyphase(rows: phaseTable.pointer, taps: unitTaps, output, offset + count) else { break }
                 count += 1
                 producedTotal += 1
                 advance()
@@ -274,32 +285,7 @@ struct VariableRatioEngine<T: ResamplerScalar> {
             if rampLeft == 0 {
                 // steady down-sampling: polyphase rows of the stretched kernel
                 if s != stretchS { buildStretchTable(s) }
-                let taps = stretchTaps, halfTaps = taps / 2
-                if posInt + halfTaps >= bufEnd { break }
-                let x = Double(posFrac >> 11) * 0x1p-53 * tableScale
-                let ph = Int(x)
-                let w = x - Double(ph)
-                let wm1 = T(-w * (w - 1) * (w - 2) / 6), w0 = T((w + 1) * (w - 1) * (w - 2) / 2)
-                let w1 = T(-(w + 1) * w * (w - 2) / 2), w2 = T((w + 1) * w * (w - 1) / 6)
-                let r0 = stretchTable.pointer + ph * taps, r1 = r0 + taps, r2 = r1 + taps, r3 = r2 + taps
-                let first = posInt - halfTaps + 1 - bufStart
-                var c = 0
-                while c < channels {
-                    let pairs = c + 1 < channels
-                    let x0 = buffer.pointer + c * capacity + first
-                    let x1 = pairs ? x0 + capacity : x0
-                    var a0 = V(), a1 = V()
-                    var k = 0
-                    while k < taps {
-                        let h = r0.v4(k) * wm1 + r1.v4(k) * w0 + r2.v4(k) * w1 + r3.v4(k) * w2
-                        a0 += h * x0.v4(k)
-                        a1 += h * x1.v4(k)
-                        k &+= 4
-                    }
-                    output[c][offset + count] = S(a0.sum().doubleValue)
-                    if pairs { output[c + 1][offset + count] = S(a1.sum().doubleValue) }
-                    c += 2
-                }
+                guard interpolatedPolyphase(rows: stretchTable.pointer, taps: stretchTaps, output, offset + count) else { break }
                 count += 1
                 producedTotal += 1
                 advance()
