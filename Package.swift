@@ -32,8 +32,10 @@ let package = Package(
         // The resampler's hot Float64 loops in C: AVX2 + FMA variants (per-function target
         // attributes, chosen at runtime) and portable ones. No Apple names; no allocation.
         .target(name: "CResamplerKernels"),
+        // The mixer's summing loop in C: AVX2 + FMA variant chosen at runtime, software prefetch.
+        .target(name: "CMixKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
-        .target(name: "AudioKernels", dependencies: ["CResamplerKernels"], swiftSettings: optimize),
+        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels"], swiftSettings: optimize),
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...

@@ -113,27 +113,50 @@ final class MixerRenderer: NodeRenderer {
         }
     }
 
-    /// one input gathered for the grouped kernel.
-    struct Pending {
-        var left: UnsafePointer<Float>
-        var right: UnsafePointer<Float>
-        var gl: Float
-        var gr: Float
+    /// What the render loop reads per input bus: no reference-counted fields (the objects are
+    /// kept alive by `State.inputs`), so walking 64 inputs costs no retain/release.
+    struct Slot {
+        /// 0: bus unused; 1: mono → stereo; 2: stereo → stereo; 3: channel matrix.
+        var route: UInt8
+        var control: Unmanaged<MixerInputControl>?
+        var converter: Unmanaged<MixerRateConverter>?
     }
 
     final class State {
         let inputs: [InputState?]
         let outputChannels: Int
-        let mono: UnsafeMutablePointer<Pending>
-        let stereo: UnsafeMutablePointer<Pending>
-        init(inputs: [InputState?], outputChannels: Int) {
+        let slots: UnsafeMutablePointer<Slot>
+        let slotCount: Int
+        /// The node, for its output volume (every plan that renders a node keeps it alive).
+        let node: Unmanaged<AVAudioMixerNode>
+        /// The mono and stereo inputs of a cycle, gathered for the summing kernel.
+        let pending: UnsafeMutablePointer<StereoMixInput>
+        init(inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode) {
             self.inputs = inputs
             self.outputChannels = outputChannels
-            mono = .allocate(capacity: max(1, inputs.count))
-            stereo = .allocate(capacity: max(1, inputs.count))
+            self.node = .passUnretained(node)
+            slotCount = inputs.count
+            slots = .allocate(capacity: max(1, inputs.count))
+            for (bus, input) in inputs.enumerated() {
+                let route: UInt8
+                switch input?.route {
+                case nil: route = 0
+                case .monoToStereo?: route = 1
+                case .stereoToStereo?: route = 2
+                case .matrix?: route = 3
+                }
+                (slots + bus).initialize(to: Slot(route: route, control: input.map { .passUnretained($0.control) },
+                                                  converter: input?.rateConverter.map { .passUnretained($0) }))
+            }
+            pending = .allocate(capacity: max(1, inputs.count))
         }
-        deinit { mono.deallocate(); stereo.deallocate() }
+        deinit {
+            slots.deallocate()
+            pending.deallocate()
+        }
     }
+
+    private let kernel = StereoMixKernel()
 
     /// Rate converters persist across plans while an input's formats stay the same.
     private var converters: [Int: MixerRateConverter] = [:]
@@ -166,7 +189,7 @@ final class MixerRenderer: NodeRenderer {
             if case .matrix = route { scratch = PlanarScratch(channels: outChannels, frames: maximumFrames) }
             inputs.append(InputState(control: node.inputControl(bus), route: route, scratch: scratch, rateConverter: converter))
         }
-        return State(inputs: inputs, outputChannels: outChannels)
+        return State(inputs: inputs, outputChannels: outChannels, node: node)
     }
 
     override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
@@ -188,79 +211,73 @@ final class MixerRenderer: NodeRenderer {
     }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
-        let output = outputs[0]
         let frames = cycle.frames
-        output.clear(frames: frames)
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return }
-        let out = output.channels
-        var anything = false
-        var monoCount = 0, stereoCount = 0
-        for bus in 0..<min(inputs.count, state.inputs.count) {
-            guard let input = inputs[bus], let st = state.inputs[bus] else { continue }
-            let volume = st.control.volume
-            // Bring the input to the output rate first (consumes input.frames, produces `frames`).
-            var source = input.channels
-            if let converter = st.rateConverter {
-                source = converter.convert(input, producing: frames)
-            } else if input.isSilent {
-                continue
-            }
-            guard volume > 0 else { continue }
-            anything = true
-            let pan = st.control.pan
-            let left = volume * min(1, 1 - pan), right = volume * min(1, 1 + pan)
-            switch st.route {
-            case .monoToStereo:
-                state.mono[monoCount] = Pending(left: UnsafePointer(source[0]), right: UnsafePointer(source[0]), gl: left, gr: right)
-                monoCount += 1
-            case .stereoToStereo:
-                state.stereo[stereoCount] = Pending(left: UnsafePointer(source[0]), right: UnsafePointer(source[1]), gl: left, gr: right)
-                stereoCount += 1
-            case .matrix(let matrix):
-                let scratch = st.scratch!
-                matrix.apply(frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch.channels))
-                for c in 0..<state.outputChannels {
-                    let g = state.outputChannels == 2 ? (c == 0 ? left : right) : volume
-                    accumulate(out[c], scratch.channels[c], g, frames)
+        guard let stateObject = state else {
+            outputs[0].clear(frames: frames)
+            return
+        }
+        // Borrowed, never retained: the plan keeps the state (and through it every input's
+        // objects) alive while it renders.
+        let state = unsafeDowncast(stateObject, to: State.self)
+        Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
+            output.clear(frames: frames)
+            let out = output.channels
+            var anything = false
+            var pendingCount = 0
+            let busCount = min(inputs.count, state.slotCount)
+            var bus = 0
+            while bus < busCount {
+                let slot = state.slots[bus]
+                bus += 1
+                guard slot.route != 0, let control = slot.control,
+                      let input = inputs.baseAddress.unsafelyUnwrapped[bus - 1].map(Unmanaged.passUnretained) else { continue }
+                let (volume, pan) = control._withUnsafeGuaranteedRef { ($0.volume, $0.pan) }
+                // Bring the input to the output rate first (consumes input.frames, produces `frames`).
+                var source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+                if let converter = slot.converter {
+                    source = input._withUnsafeGuaranteedRef { i in converter._withUnsafeGuaranteedRef { $0.convert(i, producing: frames) } }
+                } else {
+                    let (channels, silent) = input._withUnsafeGuaranteedRef { ($0.channels, $0.isSilent) }
+                    if silent { continue }
+                    source = channels
+                }
+                guard volume > 0 else { continue }
+                anything = true
+                let left = volume * min(1, 1 - pan), right = volume * min(1, 1 + pan)
+                switch slot.route {
+                case 1:
+                    state.pending[pendingCount] = StereoMixInput(left: source[0], right: source[0], gainLeft: left, gainRight: right)
+                    pendingCount += 1
+                case 2:
+                    state.pending[pendingCount] = StereoMixInput(left: source[0], right: source[1], gainLeft: left, gainRight: right)
+                    pendingCount += 1
+                default:
+                    mixThroughMatrix(state, bus: bus - 1, source: source, into: out, frames: frames, volume: volume, left: left, right: right)
                 }
             }
-        }
-        if monoCount > 0 || stereoCount > 0 {
-            let l = out[0], r = out[1]
-            MixerRenderer.mixGroups(l, r, state.mono, monoCount, frames)
-            MixerRenderer.mixGroups(l, r, state.stereo, stereoCount, frames)
-        }
-        let outputVolume = Float(bitPattern: node?.outputVolumeBits.load(ordering: .relaxed) ?? Float(1).bitPattern)
-        if anything && outputVolume != 1 {
-            for c in 0..<output.channelCount {
-                let p = out[c]
-                for i in 0..<frames { p[i] *= outputVolume }
+            if pendingCount > 0 {
+                kernel.mix(into: out[0], out[1], inputs: state.pending, count: pendingCount, frames: frames)
             }
+            let outputVolume = Float(bitPattern: state.node._withUnsafeGuaranteedRef { $0.outputVolumeBits.load(ordering: .relaxed) })
+            if anything && outputVolume != 1 {
+                for c in 0..<output.channelCount {
+                    let p = out[c]
+                    for i in 0..<frames { p[i] *= outputVolume }
+                }
+            }
+            output.isSilent = !anything
         }
-        output.isSilent = !anything
     }
 
-    /// L += Σ gl·left, R += Σ gr·right, four inputs per pass over the accumulators.
-    static func mixGroups(_ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,
-                          _ p: UnsafeMutablePointer<Pending>, _ count: Int, _ frames: Int) {
-        var k = 0
-        while k + 4 <= count {
-            let a = p[k], b = p[k + 1], c = p[k + 2], d = p[k + 3]
-            let al = a.left, ar = a.right, bl = b.left, br = b.right, cl = c.left, cr = c.right, dl = d.left, dr = d.right
-            for i in 0 ..< frames {
-                l[i] += (a.gl * al[i] + b.gl * bl[i]) + (c.gl * cl[i] + d.gl * dl[i])
-                r[i] += (a.gr * ar[i] + b.gr * br[i]) + (c.gr * cr[i] + d.gr * dr[i])
-            }
-            k += 4
-        }
-        while k < count {
-            let a = p[k]
-            let al = a.left, ar = a.right
-            for i in 0 ..< frames {
-                l[i] += a.gl * al[i]
-                r[i] += a.gr * ar[i]
-            }
-            k += 1
+    /// Other layouts: the input goes through its channel matrix into scratch, then into the output.
+    private func mixThroughMatrix(_ state: State, bus: Int, source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+                                  into out: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, frames: Int,
+                                  volume: Float, left: Float, right: Float) {
+        guard let st = state.inputs[bus], case .matrix(let matrix) = st.route, let scratch = st.scratch else { return }
+        matrix.apply(frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch.channels))
+        for c in 0..<state.outputChannels {
+            let g = state.outputChannels == 2 ? (c == 0 ? left : right) : volume
+            accumulate(out[c], scratch.channels[c], g, frames)
         }
     }
 

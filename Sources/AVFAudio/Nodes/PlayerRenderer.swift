@@ -71,6 +71,8 @@ final class PlayerRenderer: NodeRenderer {
 
     weak var node: AVAudioPlayerNode?
     private let commands = SPSCQueue<Command>(capacity: 1 << 16)
+    /// The same queue, for the render thread's emptiness check without a retain.
+    private let commandsRef: Unmanaged<SPSCQueue<Command>>
 
     // Render-thread state (touched by the control side only while nothing renders).
     private let itemCapacity = 1 << 16
@@ -82,21 +84,26 @@ final class PlayerRenderer: NodeRenderer {
     private var origin: Int64?
     private var pausedPlayerTime: Int64 = 0
     /// Items waiting for `.dataPlayedBack` (node time when they reach the listener).
-    private var playedBack: [(item: Unmanaged<ScheduledItem>, due: Int64)] = []
+    /// Raw storage (not an Array: reading an array property on the render thread retains its buffer).
+    private let playedBackCapacity = 4096
+    private let playedBack: UnsafeMutablePointer<(item: Unmanaged<ScheduledItem>, due: Int64)>
+    private var playedBackCount = 0
     private var latencyFrames: Int64 = 0
     /// Control-side view of the timeline origin (node time of player time 0).
     private let originAtomic = Atomic<Int64>(Int64.min)
 
     override init() {
+        commandsRef = .passUnretained(commands)
         items = .allocate(capacity: itemCapacity)
         items.initialize(repeating: nil, count: itemCapacity)
-        playedBack.reserveCapacity(4096)
+        playedBack = .allocate(capacity: playedBackCapacity)
         super.init()
     }
 
     deinit {
         items.deinitialize(count: itemCapacity)
         items.deallocate()
+        playedBack.deallocate()
     }
 
     var timelineOrigin: Int64? {
@@ -172,11 +179,11 @@ final class PlayerRenderer: NodeRenderer {
         case .stop:
             flushAll(completing: &pending)
             var i = 0
-            while i < playedBack.count {
+            while i < playedBackCount {
                 pending.append(Unmanaged.passUnretained(playedBack[i].item.takeUnretainedValue() as PendingCompletion))
                 i += 1
             }
-            playedBack.removeAll(keepingCapacity: true)
+            playedBackCount = 0
             playing = false
             pendingPlay = nil
             origin = nil
@@ -213,6 +220,14 @@ final class PlayerRenderer: NodeRenderer {
         let events = cycle.events
         // Commands: completions they cause go to the event queue (no allocation: the array stays
         // empty unless a flush completes items, which reuses the reserved capacity).
+        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) { applyCommands(events: events) }
+        if let s = state { latencyFrames = unsafeDowncast(s, to: State.self).latencyFrames }
+        Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
+            renderItems(into: output, cycle: &cycle, events: events)
+        }
+    }
+
+    private func applyCommands(events: RenderEventQueue) {
         while let command = commands.pop() {
             switch command {
             default:
@@ -227,24 +242,28 @@ final class PlayerRenderer: NodeRenderer {
                 swap(&pending, &renderPending)
             }
         }
-        if let s = state { latencyFrames = unsafeDowncast(s, to: State.self).latencyFrames }
-        let output = outputs[0]
+    }
+
+    @inline(__always)
+    private func renderItems(into output: RenderBuffer, cycle: inout RenderCycle, events: RenderEventQueue) {
         let frames = cycle.frames
         let now = cycle.sampleTime
         lastNodeTime = now + Int64(frames)
 
         // Played-back completions that are due.
-        if !playedBack.isEmpty {
+        if playedBackCount > 0 {
             var kept = 0
-            for i in 0..<playedBack.count {
+            var i = 0
+            while i < playedBackCount {
                 if playedBack[i].due <= now + Int64(frames) {
                     events.post(.completion(Unmanaged.passUnretained(playedBack[i].item.takeUnretainedValue() as PendingCompletion)))
                 } else {
                     playedBack[kept] = playedBack[i]
                     kept += 1
                 }
+                i += 1
             }
-            playedBack.removeLast(playedBack.count - kept)
+            playedBackCount = kept
         }
 
         if let start = pendingPlay {
@@ -265,10 +284,13 @@ final class PlayerRenderer: NodeRenderer {
         var playerTime = now + Int64(offset) - origin
         // Zero copy — the whole cycle lies inside one Float32 deinterleaved item: lend its memory.
         if offset == 0 && itemCount > 0 {
-            unowned(unsafe) let item = items[itemHead]!.takeUnretainedValue()
-            if item.begun, let src = item.floatChannels, item.position + frames < item.length {
+            let lent = items[itemHead].unsafelyUnwrapped._withUnsafeGuaranteedRef { item -> Bool in
+                guard item.begun, let src = item.floatChannels, item.position + frames < item.length else { return false }
                 for c in 0 ..< output.channelCount { output.channels[c] = src[c] + item.position }
                 item.position += frames
+                return true
+            }
+            if lent {
                 output.isSilent = false
                 output.frames = frames
                 return
@@ -326,8 +348,9 @@ final class PlayerRenderer: NodeRenderer {
         itemHead = (itemHead + 1) % itemCapacity
         itemCount -= 1
         let completion = Unmanaged.passUnretained(item as PendingCompletion)
-        if item.callbackType == .dataPlayedBack && latencyFrames > 0 && playedBack.count < playedBack.capacity {
-            playedBack.append((item: Unmanaged.passUnretained(item), due: endNodeTime + latencyFrames))
+        if item.callbackType == .dataPlayedBack && latencyFrames > 0 && playedBackCount < playedBackCapacity {
+            (playedBack + playedBackCount).initialize(to: (item: Unmanaged.passUnretained(item), due: endNodeTime + latencyFrames))
+            playedBackCount += 1
         } else {
             events.post(.completion(completion))
         }

@@ -47,15 +47,18 @@ final class RenderPlan {
 
     let steps: [Step]
     /// The steps without reference-counted fields, for the render loop (the plan keeps `steps`,
-    /// and so everything they reference, alive): no retain/release per step per cycle.
+    /// and so everything they reference, alive): no retain/release per step per cycle. The
+    /// references are `Unmanaged` and used through `_withUnsafeGuaranteedRef`, which tells the
+    /// compiler someone else keeps them alive (`unowned(unsafe)` alone still lets it retain an
+    /// object for the duration of a call, an atomic increment and decrement per node per cycle).
     struct FastStep {
-        unowned(unsafe) let renderer: NodeRenderer
-        unowned(unsafe) let node: AVAudioNode
+        let renderer: Unmanaged<NodeRenderer>
+        let node: Unmanaged<AVAudioNode>
         let inputs: UnsafeBufferPointer<RenderBuffer?>
         let outputs: UnsafeBufferPointer<RenderBuffer>
         let hasTaps: Bool
         let domain: Int
-        unowned(unsafe) let state: AnyObject?
+        let state: Unmanaged<AnyObject>?
     }
     private let fastSteps: UnsafeMutableBufferPointer<FastStep>
     let domains: [Domain]
@@ -80,9 +83,10 @@ final class RenderPlan {
         retainedBuffers = buffers
         fastSteps = .allocate(capacity: steps.count)
         for (i, st) in steps.enumerated() {
-            (fastSteps.baseAddress! + i).initialize(to: FastStep(renderer: st.renderer, node: st.node, inputs: UnsafeBufferPointer(st.inputs),
+            (fastSteps.baseAddress! + i).initialize(to: FastStep(renderer: .passUnretained(st.renderer), node: .passUnretained(st.node),
+                                                                 inputs: UnsafeBufferPointer(st.inputs),
                                                                  outputs: UnsafeBufferPointer(st.outputs), hasTaps: !st.taps.isEmpty,
-                                                                 domain: st.domain, state: st.state))
+                                                                 domain: st.domain, state: st.state.map { .passUnretained($0) }))
         }
         domainFrames = .allocate(capacity: max(1, domains.count))
         domainFrames.initialize(repeating: 0, count: max(1, domains.count))
@@ -123,9 +127,19 @@ final class RenderPlan {
             let domain = step.pointee.domain
             cycle.frames = domainFrames[domain]
             cycle.sampleTime = domainTimes[domain]
-            step.pointee.renderer.render(&cycle, inputs: step.pointee.inputs, outputs: step.pointee.outputs, state: step.pointee.state)
-            step.pointee.node.lastSampleTime.store(cycle.sampleTime, ordering: .relaxed)
-            step.pointee.node.lastHostTime.store(hostTime, ordering: .relaxed)
+            let inputs = step.pointee.inputs, outputs = step.pointee.outputs
+            step.pointee.renderer._withUnsafeGuaranteedRef { renderer in
+                if let state = step.pointee.state {
+                    state._withUnsafeGuaranteedRef { renderer.render(&cycle, inputs: inputs, outputs: outputs, state: $0) }
+                } else {
+                    renderer.render(&cycle, inputs: inputs, outputs: outputs, state: nil)
+                }
+            }
+            let sampleTimeNow = cycle.sampleTime
+            step.pointee.node._withUnsafeGuaranteedRef { node in
+                node.lastSampleTime.store(sampleTimeNow, ordering: .relaxed)
+                node.lastHostTime.store(hostTime, ordering: .relaxed)
+            }
             if step.pointee.hasTaps {
                 var t = 0
                 while t < steps[i].taps.count {

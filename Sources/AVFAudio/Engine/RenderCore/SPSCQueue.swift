@@ -46,5 +46,7 @@ final class SPSCQueue<Element> {
         return value
     }
 
+    /// True when nothing is queued (a cheap check before `pop`).
+    @inline(__always)
     var isEmpty: Bool { head.load(ordering: .acquiring) == tail.load(ordering: .acquiring) }
 }
