@@ -17,7 +17,7 @@ enum TimeEffectTesting {
 
     /// Plays `input` (one array per channel) through `unit` (player → unit → main mixer) and
     /// renders `frames` frames offline in chunks of `chunk`; `between(done)` runs before each chunk.
-    static func render(_ unit: AVAudioNode, _ input: [[Float]], frames: Int, chunk: Int = 1024,
+    static func render(_ unit: AVAudioNode, _ input: [[Float]], frames: Int, chunk: Int = 1024, maximumFrames: Int = 4096,
                        between: ((Int) -> Void)? = nil) throws -> [[Float]] {
         let engine = AVAudioEngine()
         let player = AVAudioPlayerNode()
@@ -27,11 +27,11 @@ enum TimeEffectTesting {
         engine.connect(player, to: unit, format: buffer.format)
         engine.connect(unit, to: engine.mainMixerNode, format: buffer.format)
         try engine.enableManualRenderingMode(.offline, format: Offline.standard(rate, AVAudioChannelCount(input.count)),
-                                             maximumFrameCount: 4096)
+                                             maximumFrameCount: AVAudioFrameCount(maximumFrames))
         try engine.start()
         player.scheduleBuffer(buffer, at: nil)
         player.play()
-        let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 4096)!
+        let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AVAudioFrameCount(maximumFrames))!
         var result = [[Float]](repeating: [Float](repeating: 0, count: frames), count: input.count)
         var done = 0
         while done < frames {
@@ -47,6 +47,16 @@ enum TimeEffectTesting {
         }
         engine.stop()
         return result
+    }
+
+    /// Local frequency of a tone from its rising zero crossings in `y[range]` (interpolated).
+    static func zeroCrossingFrequency(_ y: [Float], _ range: Range<Int>) -> Double {
+        var crossings: [Double] = []
+        for i in (range.lowerBound + 1)..<range.upperBound where y[i - 1] < 0 && y[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(-y[i - 1] / (y[i] - y[i - 1])))
+        }
+        guard crossings.count >= 2 else { return 0 }
+        return Double(crossings.count - 1) * rate / (crossings.last! - crossings.first!)
     }
 
     /// First and last frame above `threshold` (the audible span).
@@ -328,6 +338,60 @@ enum TimeEffectTesting {
         #expect(bypassed.auAudioUnit.shouldBypassEffect)
         let z = try T.render(bypassed, [Array(x[0..<9000])], frames: 9000)[0]
         #expect(z == Array(x[0..<9000]))
+    }
+
+    /// Rate and pitch changes scheduled at sample times through `scheduleParameterBlock` give the
+    /// same samples however the rendering is chunked (37, 512, 4096 frames per call, and a
+    /// maximumFrameCount of 512 or 4096), and a pitch change starts at its sample: the tone is
+    /// still 440 Hz up to it and 880 Hz (+1200 cents) within 1024 frames after it (the pitch
+    /// resampler glides over one 512-frame hop).
+    @Test func scheduledChangesLandOnTheirSamplesWhateverTheChunking() throws {
+        let T = TimeEffectTesting.self
+        let pitchAt = 20_000, rateAt = 34_567, frames = 52_000
+        func run(chunk: Int, maximumFrames: Int) throws -> [Float] {
+            let unit = AVAudioUnitTimePitch()
+            return try T.render(unit, [T.sine(440, seconds: 1.6)], frames: frames, chunk: chunk, maximumFrames: maximumFrames) { done in
+                if done == 0 {
+                    unit.auAudioUnit.scheduleParameterBlock(AUEventSampleTime(pitchAt), 0, AUParameterAddress(kNewTimePitchParam_Pitch), 1200)
+                    unit.auAudioUnit.scheduleParameterBlock(AUEventSampleTime(rateAt), 0, AUParameterAddress(kNewTimePitchParam_Rate), 1.5)
+                }
+            }[0]
+        }
+        let reference = try run(chunk: 4096, maximumFrames: 4096)
+        for (chunk, maximumFrames) in [(37, 4096), (512, 512), (1000, 4096)] {
+            let y = try run(chunk: chunk, maximumFrames: maximumFrames)
+            let firstDifference = y.indices.first { y[$0] != reference[$0] }
+            #expect(firstDifference == nil, "chunk \(chunk), maximumFrameCount \(maximumFrames): first difference at \(firstDifference ?? -1)")
+        }
+        let before = T.zeroCrossingFrequency(reference, (pitchAt - 4096)..<pitchAt)
+        let after = T.zeroCrossingFrequency(reference, (pitchAt + 1024)..<(pitchAt + 9216))
+        #expect(abs(1200 * log2(before / 440)) < 5, "before the change: \(before) Hz")
+        #expect(abs(1200 * log2(after / 880)) < 5, "after the change: \(after) Hz")
+        // the rate change keeps the pitch (880 Hz) and speeds the input up 1.5 times
+        let late = T.toneStats(reference[(rateAt + 6000)..<(rateAt + 14_000)], expected: 880)
+        #expect(abs(late.centsError) < 1, "after the rate change: \(late.frequency) Hz")
+    }
+
+    /// Dense automation — rate (0.5 … 2.7) and pitch (−700 … +900 cents) changes every 900
+    /// frames — renders identically at 37 and 4096 frames per call.
+    @Test func denseAutomationIsIndependentOfChunking() throws {
+        let frames = 30_000
+        let input = TimeEffectTesting.sine(330, seconds: 2.5)
+        func run(chunk: Int) throws -> [Float] {
+            let unit = AVAudioUnitTimePitch()
+            return try TimeEffectTesting.render(unit, [input], frames: frames, chunk: chunk) { done in
+                guard done == 0 else { return }
+                for k in 1..<33 {
+                    let address = AUParameterAddress(k % 2 == 0 ? kNewTimePitchParam_Rate : kNewTimePitchParam_Pitch)
+                    let value = k % 2 == 0 ? AUValue(0.5 + 2.2 * Double((k * 5) % 7) / 6) : AUValue(-700 + 1600 * Double((k * 3) % 5) / 4)
+                    unit.auAudioUnit.scheduleParameterBlock(AUEventSampleTime(900 * k), 0, address, value)
+                }
+            }[0]
+        }
+        let a = try run(chunk: 4096), b = try run(chunk: 37)
+        let same = a == b
+        #expect(same, "first difference at \(a.indices.first { a[$0] != b[$0] } ?? -1)")
+        #expect(a[frames - 100 ..< frames].contains { $0 != 0 }, "still playing at the end")
     }
 
     @Test func createdFromItsComponentDescription() throws {

@@ -73,6 +73,55 @@ import AVFoundation
         #expect(abs(late.centsError) < 1)
     }
 
+    /// A rate change scheduled at output sample T through `scheduleParameterBlock` (one-frame
+    /// ramp) takes effect at T exactly: on a linear ramp input (slope s per frame), the output's
+    /// slope is s up to frame T and 2s from frame T + 1 on. The same samples come out however
+    /// the rendering is chunked (1, 37, 512, 4096 frames per call; maximumFrameCount 512 or 4096).
+    @Test func scheduledRateChangeTakesEffectAtItsSample() throws {
+        let T = 7_777, frames = 12_000, slope: Float = 1e-5
+        let ramp = (0..<40_000).map { Float($0) * slope }
+        func run(chunk: Int, maximumFrames: Int = 4096) throws -> [Float] {
+            let unit = AVAudioUnitVarispeed()
+            return try TimeEffectTesting.render(unit, [ramp], frames: frames, chunk: chunk, maximumFrames: maximumFrames) { done in
+                if done == 0 { unit.auAudioUnit.scheduleParameterBlock(AUEventSampleTime(T), 1, AUParameterAddress(kVarispeedParam_PlaybackRate), 2) }
+            }[0]
+        }
+        let y = try run(chunk: 4096)
+        var worstBefore: Float = 0, worstAfter: Float = 0
+        for t in 200...T { worstBefore = max(worstBefore, abs((y[t] - y[t - 1]) - slope)) }
+        for t in (T + 1)..<(frames - 200) { worstAfter = max(worstAfter, abs((y[t] - y[t - 1]) - 2 * slope)) }
+        #expect(worstBefore < slope / 100, "slope before T off by \(worstBefore / slope) of itself")
+        #expect(worstAfter < slope / 100, "slope after T off by \(worstAfter / slope) of itself")
+        for (chunk, maximumFrames) in [(1, 4096), (37, 4096), (512, 512)] {
+            let other = try run(chunk: chunk, maximumFrames: maximumFrames)
+            let same = other == y
+            #expect(same, "chunk \(chunk), maximumFrameCount \(maximumFrames): first difference at \(other.indices.first { other[$0] != y[$0] } ?? -1)")
+        }
+    }
+
+    /// Dense automation — a rate change every 700 frames (0.3 … 3.7, with and without ramps) —
+    /// renders identically at 37 and 4096 frames per call: the input pulled for each cycle
+    /// always covers what its segments consume.
+    @Test func denseAutomationIsIndependentOfChunking() throws {
+        let frames = 24_000
+        let input = TimeEffectTesting.sine(330, seconds: 2.5)
+        func run(chunk: Int) throws -> [Float] {
+            let unit = AVAudioUnitVarispeed()
+            return try TimeEffectTesting.render(unit, [input], frames: frames, chunk: chunk) { done in
+                guard done == 0 else { return }
+                for k in 1..<34 {
+                    let rate = AUValue(0.3 + 3.4 * Double((k * 7) % 11) / 10)
+                    unit.auAudioUnit.scheduleParameterBlock(AUEventSampleTime(700 * k), AUAudioFrameCount(k % 3 == 0 ? 0 : 64 * k),
+                                                            AUParameterAddress(kVarispeedParam_PlaybackRate), rate)
+                }
+            }[0]
+        }
+        let a = try run(chunk: 4096), b = try run(chunk: 37)
+        let same = a == b
+        #expect(same, "first difference at \(a.indices.first { a[$0] != b[$0] } ?? -1)")
+        #expect(a[frames - 100 ..< frames].contains { $0 != 0 }, "still playing at the end")
+    }
+
     @Test func bypassPassesTheInputThrough() throws {
         let unit = AVAudioUnitVarispeed()
         unit.rate = 3

@@ -132,17 +132,31 @@ final class TimePitchRenderer: TimeEffectRenderer {
         }
     }
 
-    override func inputFrames(_ frames: Int, dsp: AnyObject) -> Int {
-        unsafeDowncast(dsp, to: TimeStretcher.self).inputFramesNeeded(forOutputFrames: frames)
+    override func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+        let s = unsafeDowncast(dsp, to: TimeStretcher.self)
+        if changes.isEmpty { return s.inputFramesNeeded(forOutputFrames: frames) }
+        // Changes midway: the input at the highest rate in the cycle, plus half a window for the
+        // analysis hops the new settings may take (the hop never exceeds N/4, and the pitch
+        // resampler glides over one hop); what is not used waits in the stretcher's FIFO.
+        var highest = s.rate
+        var i = 0
+        while i < changes.count {
+            if changes[i].address == AUParameterAddress(kNewTimePitchParam_Rate) {
+                highest = max(highest, min(max(Double(changes[i].value), 1.0 / 32), 32))
+            }
+            i += 1
+        }
+        let margin = Int((Double(frames) * (highest - s.rate)).rounded(.up)) + s.fftSize / 2
+        return s.inputFramesNeeded(forOutputFrames: frames, margin: margin)
     }
 
     override func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int {
         unsafeDowncast(dsp, to: TimeStretcher.self).maximumInputFrames(forOutputFrames: frames)
     }
 
-    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, frames: Int, dsp: AnyObject, state: State) {
+    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {
         let s = unsafeDowncast(dsp, to: TimeStretcher.self)
-        state.bind(input, output)
+        state.bind(input, output, offset: offset)
         s.process(input: input == nil ? nil : UnsafePointer(state.inputPointers), inputFrames: input?.frames ?? 0,
                   output: UnsafePointer(state.outputPointers), outputFrames: frames)
     }

@@ -7,6 +7,11 @@
 // frequency when speeding up, so nothing aliases; 125 dB stop band). Rate changes glide linearly
 // over the event's ramp, or 10 ms when it has none, so the pitch bends without a click. The
 // converter is time-aligned: no latency.
+//
+// Rate changes scheduled inside a cycle take effect at their exact output frame (see the design
+// note in TimeEffectRenderer.swift): the cycle is resampled in segments, the input pulled for it
+// is an upper bound at the highest rate in the cycle, and the frames the converter did not
+// consume wait in the DSP's input FIFO for the next cycle.
 import Synchronization
 import AudioKernels
 
@@ -68,15 +73,37 @@ final class VarispeedRenderer: TimeEffectRenderer {
         let defaultRamp: Int
         /// Rate in effect (render thread).
         var rate: Double
+        /// Input not consumed yet (planar, `fifoCapacity` frames per channel; render thread).
+        let fifo: UnsafeMutablePointer<Float>
+        let fifoCapacity: Int
+        var fifoCount = 0
+        let fifoPointers: UnsafeMutablePointer<UnsafePointer<Float>>
 
-        init(sampleRate: Double, channels: Int, rate: Double) {
+        init(sampleRate: Double, channels: Int, rate: Double, maximumFrames: Int) {
             converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .medium,
                                             variableRatio: 0.25...4)
             self.channels = channels
             defaultRamp = max(1, Int(sampleRate / 100))
             self.rate = rate
             converter.setRatio(1 / rate, rampFrames: 0)
+            // a cycle's request (≤ the plan's bound) on top of one cycle's margin left over
+            fifoCapacity = 2 * VarispeedRenderer.maximumInput(maximumFrames, converter) + 1024
+            fifo = .allocate(capacity: channels * fifoCapacity)
+            fifo.initialize(repeating: 0, count: channels * fifoCapacity)
+            fifoPointers = .allocate(capacity: channels)
+            for c in 0..<channels { fifoPointers[c] = UnsafePointer(fifo + c * fifoCapacity) }
         }
+
+        deinit {
+            fifo.deallocate()
+            fifoPointers.deallocate()
+        }
+    }
+
+    /// The most input frames a cycle of `frames` frames asks for: rate 4, plus the kernel's
+    /// reach at the widest stretch (4 × the nominal one).
+    static func maximumInput(_ frames: Int, _ c: SampleRateConverter) -> Int {
+        4 * frames + 4 * (c.leadingFrames + c.trailingFrames) + 64
     }
 
     /// Rate the next DSP starts at (control side: the unit's current value).
@@ -94,7 +121,8 @@ final class VarispeedRenderer: TimeEffectRenderer {
     }
 
     override func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject {
-        DSP(sampleRate: sampleRate, channels: channels, rate: Double(Float(bitPattern: initialRate.load(ordering: .relaxed))))
+        DSP(sampleRate: sampleRate, channels: channels, rate: Double(Float(bitPattern: initialRate.load(ordering: .relaxed))),
+            maximumFrames: maximumFrames)
     }
 
     override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {
@@ -106,25 +134,45 @@ final class VarispeedRenderer: TimeEffectRenderer {
         d.converter.setRatio(1 / rate, rampFrames: ramp > 0 ? ramp : d.defaultRamp)
     }
 
-    override func inputFrames(_ frames: Int, dsp: AnyObject) -> Int {
-        unsafeDowncast(dsp, to: DSP.self).converter.inputFramesNeeded(forOutputFrames: frames)
+    override func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+        let d = unsafeDowncast(dsp, to: DSP.self)
+        let need = d.converter.inputFramesNeeded(forOutputFrames: frames)
+        if changes.isEmpty { return max(0, need - d.fifoCount) }
+        // Changes midway: at most the frames at the highest rate in the cycle (a glide stays
+        // between its ends), plus the interpolator's reach ahead at that rate (its kernel widens
+        // with the rate, to keep the output alias-free), plus a few for rounding; what is not
+        // consumed waits in the FIFO.
+        var highest = d.rate
+        var i = 0
+        while i < changes.count {
+            if changes[i].address <= 1 { highest = max(highest, VarispeedRenderer.rate(address: changes[i].address, value: changes[i].value)) }
+            i += 1
+        }
+        let reach = Int((Double(d.converter.trailingFrames) * Swift.max(1, highest)).rounded(.up))
+        let margin = Int((Double(frames) * (highest - d.rate)).rounded(.up)) + reach + 16
+        return max(0, need + margin - d.fifoCount)
     }
 
     override func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int {
-        // rate 4, plus the kernel's reach at the widest stretch (4 x the nominal one)
-        let c = unsafeDowncast(dsp, to: DSP.self).converter
-        return 4 * frames + 4 * (c.leadingFrames + c.trailingFrames) + 64
+        VarispeedRenderer.maximumInput(frames, unsafeDowncast(dsp, to: DSP.self).converter)
     }
 
-    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, frames: Int, dsp: AnyObject, state: State) {
+    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {
         let d = unsafeDowncast(dsp, to: DSP.self)
-        guard let input else { output.clear(frames: frames); return }
-        state.bind(input, output)
-        let inputs = UnsafeBufferPointer(start: UnsafePointer(state.inputPointers), count: d.channels)
+        // New input joins what the last segments left over.
+        if let input, input.frames > 0 {
+            let take = min(input.frames, d.fifoCapacity - d.fifoCount)
+            for c in 0..<d.channels {
+                (d.fifo + c * d.fifoCapacity + d.fifoCount).update(from: input.channels[min(c, input.channelCount - 1)], count: take)
+            }
+            d.fifoCount += take
+        }
+        state.bind(nil, output, offset: offset)
+        let inputs = UnsafeBufferPointer(start: UnsafePointer(d.fifoPointers), count: d.channels)
         let outputs = UnsafeBufferPointer(start: UnsafePointer(state.outputPointers), count: d.channels)
         var consumed = 0, produced = 0
         while produced < frames {
-            let r = d.converter.process(input: inputs, offset: consumed, inputFrames: input.frames - consumed,
+            let r = d.converter.process(input: inputs, offset: consumed, inputFrames: d.fifoCount - consumed,
                                         output: outputs, offset: produced, outputCapacity: frames - produced)
             consumed += r.consumed
             produced += r.produced
@@ -132,13 +180,23 @@ final class VarispeedRenderer: TimeEffectRenderer {
         }
         // the plan rendered what the converter asked for; anything short is silence
         if produced < frames {
-            for c in 0..<d.channels { (output.channels[c] + produced).update(repeating: 0, count: frames - produced) }
+            for c in 0..<d.channels { (output.channels[c] + offset + produced).update(repeating: 0, count: frames - produced) }
         }
+        // keep the unconsumed input at the front of the FIFO
+        let left = d.fifoCount - consumed
+        if consumed > 0 && left > 0 {
+            for c in 0..<d.channels {
+                let p = d.fifo + c * d.fifoCapacity
+                p.update(from: p + consumed, count: left)
+            }
+        }
+        d.fifoCount = left
     }
 
     override func reset(dsp: AnyObject) {
         let d = unsafeDowncast(dsp, to: DSP.self)
         d.converter.reset()
         d.converter.setRatio(1 / d.rate, rampFrames: 0)
+        d.fifoCount = 0
     }
 }

@@ -3,11 +3,28 @@
 //
 // A time effect's input bus is its own rate domain (`changesRate(onInputBus:)` is true although
 // input and output have the same sample rate: the change is in time). At the start of each
-// cycle the render plan asks `inputFrames(forOutputFrames:bus:state:)`; that is where queued
-// parameter changes are applied (the cycle boundary), so the frames pulled upstream match the
-// rate the cycle renders with. `render` then turns exactly those input frames into the cycle's
-// output frames. When the input is unconnected the plan asks nothing; `render` applies the
-// changes itself and outputs silence.
+// cycle the render plan asks `inputFrames(forOutputFrames:bus:state:)`, and every node upstream
+// renders that many frames before this one renders the cycle's output frames.
+//
+// DESIGN NOTE — sample-accurate parameter changes in a node that changes time
+// ---------------------------------------------------------------------------
+// Parameter events are stamped with sample times on the node's *output* timeline. At the start
+// of a cycle (`beginCycle`, called from `inputFrames`), events due at the cycle's first frame are
+// applied, and those due later in the cycle are moved to `changes` with their offset. `render`
+// then processes the cycle in segments — [0, k1), apply the change at k1, [k1, k2), ... — so a
+// change takes effect at exactly the output frame it was scheduled for (for the varispeed, whose
+// rate is a per-sample quantity; the time-pitch vocoder applies it from the first analysis frame
+// it synthesises after that point, its own granularity). As a consequence the output does not
+// depend on how the caller chunks the rendering.
+//
+// The input needed for such a cycle depends on parameters that change midway, so the DSP asks
+// for an upper bound (the frames at the highest rate in the cycle, plus a margin) and keeps what
+// it did not consume in its own FIFO for the next cycle; the bound is taken relative to what is
+// already buffered, so the FIFO never grows beyond one cycle's margin. Without changes in a cycle
+// the request is exact, as before.
+//
+// When the input is unconnected the plan asks nothing; `render` applies the changes itself and
+// outputs silence.
 //
 // The DSP object of a format (sample rate, channel count, maximum frames) is created on the
 // control side and carried over from plan to plan while the format stays the same, with its
@@ -23,8 +40,22 @@ protocol AudioUnitRenderer: AnyObject {
 
 extension EffectRenderer: AudioUnitRenderer {}
 
+/// A parameter change due inside the current cycle, `offset` output frames after its start.
+struct TimeEffectChange {
+    var offset: Int
+    var address: AUParameterAddress
+    var value: AUValue
+    var ramp: Int
+}
+
 class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     private let events = SPSCQueue<ParameterEvent>(capacity: 4096)
+    /// Changes due later in the current cycle (render thread), in time order.
+    private let changeCapacity = 4096
+    private let changes: UnsafeMutablePointer<TimeEffectChange>
+    private var changeCount = 0
+    /// Sample time that `cycleHostTime` refers to (host-time events resolve against it).
+    private var hostReferenceSampleTime: Int64 = 0
     private var pending: ParameterEvent?
     private let bypassFlag = Atomic<Bool>(false)
     private let resetRequested = Atomic<Bool>(false)
@@ -40,6 +71,13 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     /// Control side: the DSP object of the current format and its key.
     private var dsp: AnyObject?
     private var dspKey: (rate: Double, channels: Int, frames: Int)?
+
+    override init() {
+        changes = .allocate(capacity: changeCapacity)
+        super.init()
+    }
+
+    deinit { changes.deallocate() }
 
     var isBypassed: Bool {
         get { bypassFlag.load(ordering: .relaxed) }
@@ -61,12 +99,15 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     func latencyFrames(of dsp: AnyObject) -> Int { 0 }
     /// Render thread: apply a parameter change, gliding over `ramp` frames (0: the unit's default).
     func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {}
-    /// Input frames the DSP needs for `frames` output frames (render thread).
-    func inputFrames(_ frames: Int, dsp: AnyObject) -> Int { frames }
+    /// Input frames the DSP needs for `frames` output frames (render thread), given the
+    /// parameter changes that will be applied during them (an upper bound when there are some:
+    /// the DSP keeps unconsumed input for the next cycle).
+    func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int { frames }
     /// Upper bound of `inputFrames` (control side, buffer sizing).
     func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int { frames }
-    /// Render thread: turn `input` (nil: silence) into `frames` frames of `output`.
-    func process(_ input: RenderBuffer?, _ output: RenderBuffer, frames: Int, dsp: AnyObject, state: State) {}
+    /// Render thread: take in `input` (nil: nothing new this call — a later segment of a cycle)
+    /// and write `frames` frames into `output` from frame `offset`.
+    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {}
     /// Render thread: forget the stream.
     func reset(dsp: AnyObject) {}
 
@@ -87,11 +128,12 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             inputPointers.deallocate()
             outputPointers.deallocate()
         }
-        /// Points `inputPointers`/`outputPointers` at the buffers (input channels repeat when fewer).
+        /// Points `inputPointers`/`outputPointers` at the buffers (input channels repeat when
+        /// fewer), the output from frame `offset`.
         @inline(__always)
-        func bind(_ input: RenderBuffer?, _ output: RenderBuffer) {
+        func bind(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int = 0) {
             for c in 0..<channels {
-                outputPointers[c] = output.channels[c]
+                outputPointers[c] = output.channels[c] + offset
                 if let input { inputPointers[c] = UnsafePointer(input.channels[min(c, input.channelCount - 1)]) }
             }
         }
@@ -118,7 +160,8 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
         beginCycle(frames: outputFrames, dsp: state.dsp)
         prepared = true
-        return bypassedThisCycle ? outputFrames : max(0, inputFrames(outputFrames, dsp: state.dsp))
+        if bypassedThisCycle { return outputFrames }
+        return max(0, inputFrames(outputFrames, dsp: state.dsp, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
     }
 
     override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
@@ -132,26 +175,54 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         let output = outputs[0]
         let frames = cycle.frames
         cycleStart = cycle.sampleTime
-        cycleHostTime = cycle.hostTime
-        cycleRate = cycle.sampleRate
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { output.clear(frames: frames); return }
         let input = inputs.count > 0 ? inputs[0] : nil
         if !prepared { beginCycle(frames: frames, dsp: state.dsp) }
         prepared = false
         if input == nil {
+            applyAllChanges(dsp: state.dsp)
             output.clear(frames: frames)
         } else if bypassedThisCycle {
             output.copy(from: input.unsafelyUnwrapped, frames: frames)
         } else {
-            process(input, output, frames: frames, dsp: state.dsp, state: state)
+            // Segments between the changes due in this cycle; the input goes in with the first.
+            var done = 0, fed = false
+            var i = 0
+            while i < changeCount {
+                let change = changes[i]
+                i += 1
+                if change.offset > done {
+                    process(fed ? nil : input, output, offset: done, frames: change.offset - done, dsp: state.dsp, state: state)
+                    fed = true
+                    done = change.offset
+                }
+                apply(change.address, change.value, ramp: change.ramp, dsp: state.dsp)
+            }
+            if done < frames || !fed {
+                process(fed ? nil : input, output, offset: done, frames: frames - done, dsp: state.dsp, state: state)
+            }
+            changeCount = 0
             output.frames = frames
             output.isSilent = false
         }
         if let input { consumed += Int64(input.frames) }
+        cycleHostTime = cycle.hostTime
+        cycleRate = cycle.sampleRate
+        hostReferenceSampleTime = cycle.sampleTime
         cycleStart = cycle.sampleTime + Int64(frames)
     }
 
-    /// Start of a cycle (render thread): reset if asked, bypass transitions, due parameter events.
+    private func applyAllChanges(dsp: AnyObject) {
+        var i = 0
+        while i < changeCount {
+            apply(changes[i].address, changes[i].value, ramp: changes[i].ramp, dsp: dsp)
+            i += 1
+        }
+        changeCount = 0
+    }
+
+    /// Start of a cycle (render thread): reset if asked, bypass transitions; parameter events due
+    /// at the first frame are applied, those due later in the cycle go to `changes`.
     private func beginCycle(frames: Int, dsp: AnyObject) {
         if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) {
             reset(dsp: dsp)
@@ -159,12 +230,22 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         bypassedThisCycle = isBypassed
         if wasBypassed && !bypassedThisCycle { reset(dsp: dsp) }   // the stream restarts
         wasBypassed = bypassedThisCycle
+        changeCount = 0
         let end = cycleStart + Int64(frames)
         while true {
             if pending == nil { pending = events.pop() }
             guard let e = pending else { break }
-            if resolve(e.time) >= end { break }
-            apply(e.address, e.value, ramp: Int(e.ramp), dsp: dsp)
+            let t = resolve(e.time)
+            if t >= end { break }
+            let offset = Int(max(0, t - cycleStart))
+            if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
+                apply(e.address, e.value, ramp: Int(e.ramp), dsp: dsp)
+            } else {
+                // (queued events are in time order; a late one is applied with its predecessor)
+                let last = changeCount > 0 ? changes[changeCount - 1].offset : 0
+                changes[changeCount] = TimeEffectChange(offset: max(offset, last), address: e.address, value: e.value, ramp: Int(e.ramp))
+                changeCount += 1
+            }
             pending = nil
         }
     }
@@ -178,7 +259,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if time & hostTimeFlag != 0 && time > 0 {
             let host = UInt64(time & ~hostTimeFlag)
             let seconds = (Double(host) - Double(cycleHostTime)) * 1e-9
-            return cycleStart + Int64((seconds * cycleRate).rounded())
+            return hostReferenceSampleTime + Int64((seconds * cycleRate).rounded())
         }
         return time
     }

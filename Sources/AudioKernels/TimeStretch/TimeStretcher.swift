@@ -288,15 +288,20 @@ public final class TimeStretcher {
     // MARK: pulling
 
     /// Input frames to feed before `process` can produce `frames` more output frames.
-    public func inputFramesNeeded(forOutputFrames frames: Int) -> Int {
-        if frames <= 0 { return 0 }
+    ///
+    /// `margin`: ask for that many frames beyond the requirement, counting what is already
+    /// buffered beyond it (so asking with the same margin every call keeps at most `margin`
+    /// spare frames queued: the FIFO never grows). For callers that change parameters while
+    /// producing the frames and so cannot know the exact requirement in advance.
+    public func inputFramesNeeded(forOutputFrames frames: Int, margin: Int = 0) -> Int {
+        if frames <= 0 { return margin > 0 ? max(0, nextA + m + jumpReserve + margin - fifoEnd) : 0 }
         let vocoderFrames = resamplerEngaged ? resamplerRef._withUnsafeGuaranteedRef { $0.inputFramesNeeded(forOutputFrames: frames) } : frames
         let target = (resamplerEngaged ? feedPos : readPos) + vocoderFrames
-        if finalEnd >= target { return 0 }
+        if finalEnd >= target { return margin > 0 ? max(0, nextA + m + jumpReserve + margin - fifoEnd) : 0 }
         let hs = currentHop()
         let count = (target - finalEnd + hs - 1) / hs
         let last = nextA + (count - 1) * maximumHop(hs)
-        return max(0, last + m + jumpReserve - fifoEnd)
+        return max(0, last + m + jumpReserve + max(0, margin) - fifoEnd)
     }
 
     @inline(__always)
