@@ -187,6 +187,43 @@ final class Counter: @unchecked Sendable {
         #expect(tapped.value % 1024 == 0)
     }
 
+    /// The output device changes format underneath a running engine: the engine stops, posts
+    /// `.AVAudioEngineConfigurationChange` (object: the engine), the output node and the main
+    /// mixer take the device's new format, and start() renders again at the new rate.
+    @Test func deviceConfigurationChangeStopsTheEngineAndNotifies() async throws {
+        let engine = AVAudioEngine()
+        let player = AVAudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1))
+        try engine.start()
+        #expect(engine.outputNode.outputFormat(forBus: 0).sampleRate == 48_000)
+        let notified = Counter()
+        let observer = NotificationCenter.default.addObserver(forName: .AVAudioEngineConfigurationChange, object: engine, queue: nil) { note in
+            if note.object as? AVAudioEngine === engine { notified.add(1) }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try engine._simulateOutputDeviceConfigurationChange(sampleRate: 44_100, channelCount: 2)
+        var waited = 0
+        while notified.value == 0 && waited < 200 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+            waited += 1
+        }
+        #expect(notified.value == 1)
+        #expect(!engine.isRunning)
+        #expect(engine.outputNode.outputFormat(forBus: 0).sampleRate == 44_100)
+        #expect(engine.mainMixerNode.outputFormat(forBus: 0).sampleRate == 44_100)
+        // the client restarts; the mixer converts the 48 kHz player to the new rate
+        let tapped = Counter()
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 441, format: nil) { buffer, _ in
+            if buffer.format.sampleRate == 44_100 { tapped.add(Int(buffer.frameLength)) }
+        }
+        try engine.start()
+        #expect(engine.isRunning)
+        try await Task.sleep(nanoseconds: 150_000_000)
+        engine.stop()
+        #expect(tapped.value >= 441 * 4, "frames tapped at 44.1 kHz after the restart: \(tapped.value)")
+    }
+
     @Test func startWithoutADeviceThrowsADescriptiveError() throws {
         setenv("OPENAVFAUDIO_DEVICE", "none", 1)
         defer { unsetenv("OPENAVFAUDIO_DEVICE") }

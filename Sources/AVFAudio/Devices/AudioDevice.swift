@@ -20,6 +20,10 @@ protocol AudioOutputDevice: AnyObject {
     func start(render: @escaping (_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, _ frames: Int, _ hostTime: UInt64) -> Void) throws
     /// Stops the device thread; returns after the last callback has finished.
     func stop()
+    /// Called (on any thread but the render thread) after the device's format or route changed
+    /// underneath the engine — a sample rate change, a device unplugged, a new default device.
+    /// The device has stopped calling `render` by then. Set by the engine.
+    var configurationChangeHandler: (() -> Void)? { get set }
 }
 
 /// Which device `AVAudioEngine.start()` opens. `OPENAVFAUDIO_DEVICE=none` simulates a machine

@@ -7,17 +7,18 @@ import Glibc
 import Synchronization
 
 final class NullAudioDevice: AudioOutputDevice {
-    let sampleRate: Double
-    let channelCount: Int
+    private(set) var sampleRate: Double
+    private(set) var channelCount: Int
     let bufferFrames: Int
+    var configurationChangeHandler: (() -> Void)?
     var presentationLatency: TimeInterval { Double(bufferFrames) / sampleRate }
     var name: String { "null output (\(Int(sampleRate)) Hz, \(channelCount) ch, \(bufferFrames)-frame buffers)" }
 
     private let running = RunFlag()
     private var thread: Thread?
     private let finished = DispatchSemaphore(value: 0)
-    private let memory: UnsafeMutablePointer<Float>
-    private let channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private var memory: UnsafeMutablePointer<Float>
+    private var channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
     init(sampleRate: Double, channelCount: Int, bufferFrames: Int) {
         self.sampleRate = sampleRate
@@ -65,6 +66,21 @@ final class NullAudioDevice: AudioOutputDevice {
         guard running.value.exchange(false, ordering: .acquiringAndReleasing) else { return }
         finished.wait()
         thread = nil
+    }
+
+    /// Behaves as hardware whose format changed (another program switched the sound card's rate,
+    /// a different device became the default): stops, takes the new format, tells the engine.
+    func changeConfiguration(sampleRate: Double, channelCount: Int) {
+        stop()
+        memory.deallocate()
+        channels.deallocate()
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        memory = .allocate(capacity: channelCount * bufferFrames)
+        memory.initialize(repeating: 0, count: channelCount * bufferFrames)
+        channels = .allocate(capacity: channelCount)
+        for c in 0..<channelCount { channels[c] = memory + c * bufferFrames }
+        configurationChangeHandler?()
     }
 }
 

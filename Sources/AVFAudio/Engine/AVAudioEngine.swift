@@ -391,8 +391,7 @@ open class AVAudioEngine: NSObject {
             if mode == .realtime { startDispatcher() }
             return
         }
-        let device = try self.device ?? AudioDeviceRegistry.defaultOutputDevice()
-        self.device = device
+        let device = try openDevice()
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate, channels: AVAudioChannelCount(device.channelCount))
         outputNodeFormatDidChange()
         prepared = true
@@ -411,6 +410,53 @@ open class AVAudioEngine: NSObject {
             ])
         }
         running = true
+    }
+
+    /// The output device, opened on first use; it reports configuration changes to the engine.
+    private func openDevice() throws -> AudioOutputDevice {
+        if let device { return device }
+        let device = try AudioDeviceRegistry.defaultOutputDevice()
+        device.configurationChangeHandler = { [weak self] in
+            // Off the device's thread, and never under its lock: the engine takes its own lock.
+            DispatchQueue.global(qos: .userInitiated).async { self?.outputDeviceConfigurationDidChange() }
+        }
+        self.device = device
+        return device
+    }
+
+    /// The device's format or route changed: as on Apple platforms the engine stops, the output
+    /// node takes the device's new format (the main mixer follows), and
+    /// `.AVAudioEngineConfigurationChange` is posted with the engine as its object; the client
+    /// reconnects what it needs and calls `start()` again.
+    private func outputDeviceConfigurationDidChange() {
+        lock.lock()
+        stopRendering()
+        if manualMode == nil, let device {
+            outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate,
+                                                    channels: AVAudioChannelCount(device.channelCount))
+            outputNodeFormatDidChange()
+            if prepared { exchange.publish(compilePlan()) }
+        }
+        lock.unlock()
+        NotificationCenter.default.post(name: .AVAudioEngineConfigurationChange, object: self)
+    }
+
+    /// Makes the null output device behave as if its hardware format changed (for testing how an
+    /// app handles `.AVAudioEngineConfigurationChange` on a machine without a sound card; not part
+    /// of Apple's API). The engine stops and posts the notification asynchronously.
+    /// Throws when no device can be opened, or when the output is a real device.
+    public func _simulateOutputDeviceConfigurationChange(sampleRate: Double, channelCount: AVAudioChannelCount) throws {
+        lock.lock()
+        let opened: AudioOutputDevice
+        do { opened = try openDevice() } catch { lock.unlock(); throw error }
+        lock.unlock()
+        guard let null = opened as? NullAudioDevice else {
+            throw NSError(domain: NSOSStatusErrorDomain, code: -50, userInfo: [
+                NSLocalizedDescriptionKey: "only the null output device can simulate a configuration change (the output is \(opened.name))",
+            ])
+        }
+        // (outside the engine's lock: the device joins its thread, then calls the handler)
+        null.changeConfiguration(sampleRate: sampleRate, channelCount: Int(channelCount))
     }
 
     /// Pauses rendering, keeping the graph and node state.
