@@ -10,6 +10,9 @@
 //
 // The engine renders round(N × outRate / inRate / tempo) frames, then, when a delay or reverb is
 // in the chain, its tail: further cycles until one is silent (below -96 dBFS) or the tail limit.
+// The time-pitch unit's latency (half its analysis window, ~43 ms of input) is compensated: the
+// first latency / tempo seconds of output are rendered and dropped, so the output starts with
+// the input's first sample and ends with its last.
 import AVFoundation
 import ArgumentParser
 
@@ -201,12 +204,20 @@ extension Convert {
 
         let tempo = Double(effects.tempo ?? 1)
         let body = Int64((Double(inFile.length) * plan.outRate / plan.inFacts.sampleRate / tempo).rounded())
+        // The time pitch's output lags by its latency (input seconds), which is latency / tempo
+        // seconds of output: render that much first and drop it.
+        let skip = Int64(((timePitch?.latency ?? 0) / tempo * plan.outRate).rounded())
+        while engine.manualRenderingSampleTime < skip {
+            let n = AVAudioFrameCount(min(Int64(maximumFrames), skip - engine.manualRenderingSampleTime))
+            let status = try engine.renderOffline(n, to: buffer)
+            guard status == .success else { throw ToolError("AVAudioEngine renderOffline failed (status \(status.rawValue))") }
+        }
         let tailLimit = Int64((tail * plan.outRate).rounded())
         let silence: Float = 1.6e-5   // -96 dBFS
         var inTail = false
         var tailDone = false
         let (written, format) = try stream(to: outURL, settings: plan.settings, commonFormat: .pcmFormatFloat32, total: body + tailLimit) {
-            let done = engine.manualRenderingSampleTime
+            let done = engine.manualRenderingSampleTime - skip
             if tailDone || done >= body + tailLimit { return nil }
             let n = AVAudioFrameCount(min(Int64(maximumFrames), (done < body ? body : body + tailLimit) - done))
             let status = try engine.renderOffline(n, to: buffer)
@@ -216,7 +227,7 @@ extension Convert {
                 if inTail, peak(buffer) < silence { tailDone = true }
                 inTail = true
             }
-            return (buffer, engine.manualRenderingSampleTime)
+            return (buffer, engine.manualRenderingSampleTime - skip)
         }
         if verbose {
             let chain = (["player"] + units.map(\.1) + ["main mixer"]).joined(separator: " → ")

@@ -385,6 +385,11 @@ final class AvaudioToolTests {
         let file = try AVAudioFile(forReading: out)
         #expect(abs(Double(file.length) / Double(2 * frames) - 1) <= 0.01, "\(file.length) frames")
         file.close()
+        // The stretcher's latency is compensated: the tone starts at the file's start (within the
+        // half-window fade-in of the first analysis frame), not 2048 / 0.5 = 4096 frames late.
+        let y = try readSamples(out)[0]
+        let onset = y.firstIndex { abs($0) > 0.05 } ?? -1
+        #expect(onset >= 0 && onset < 600, "tone starts at frame \(onset)")
         // Unknown presets are refused.
         let refused = try AvaudioTool.run(["convert", source.path, out.path, "--reverb", "bathroom"])
         #expect(refused.status != 0)
