@@ -417,8 +417,10 @@ open class AVAudioEngine: NSObject {
         if let device { return device }
         let device = try AudioDeviceRegistry.defaultOutputDevice()
         device.configurationChangeHandler = { [weak self] in
+            guard let self else { return }
             // Off the device's thread, and never under its lock: the engine takes its own lock.
-            DispatchQueue.global(qos: .userInitiated).async { self?.outputDeviceConfigurationDidChange() }
+            let engine = UncheckedSendable(self)
+            DispatchQueue.global(qos: .userInitiated).async { engine.value.outputDeviceConfigurationDidChange() }
         }
         self.device = device
         return device
