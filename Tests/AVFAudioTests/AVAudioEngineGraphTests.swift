@@ -224,6 +224,48 @@ final class Counter: @unchecked Sendable {
         #expect(tapped.value >= 441 * 4, "frames tapped at 44.1 kHz after the restart: \(tapped.value)")
     }
 
+    /// A tap block that stalls the dispatcher makes the tap's ring overflow: whole cycles are
+    /// dropped, and every buffer delivered afterwards still carries the sample time of its own
+    /// first frame (the source writes each frame's sample time as its value).
+    @Test func tapTimestampsStayTrueAcrossDroppedCycles() async throws {
+        let engine = AVAudioEngine()
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!
+        let source = AVAudioSourceNode(format: format) { _, timestamp, frameCount, audioBufferList in
+            let start = Int64(timestamp.pointee.mSampleTime)
+            for buffer in UnsafeMutableAudioBufferListPointer(audioBufferList) {
+                let p = buffer.mData!.assumingMemoryBound(to: Float.self)
+                for i in 0..<Int(frameCount) { p[i] = Float((start + Int64(i)) % (1 << 20)) }
+            }
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: format)
+        let lock = NSLock()
+        var stamps: [(Int64, Float, Float)] = []
+        var stalled = false
+        source.installTap(onBus: 0, bufferSize: 1024, format: nil) { buffer, when in
+            let first = buffer.floatChannelData![0][0], last = buffer.floatChannelData![0][1023]
+            lock.lock()
+            stamps.append((when.sampleTime, first, last))
+            let stall = !stalled
+            stalled = true
+            lock.unlock()
+            if stall { Thread.sleep(forTimeInterval: 0.5) }   // the ring holds 12 288 frames (256 ms)
+        }
+        try engine.start()
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        engine.stop()
+        lock.lock(); let got = stamps; lock.unlock()
+        #expect(got.count >= 8)
+        var gaps = 0
+        for (i, (time, first, last)) in got.enumerated() {
+            #expect(first == Float(time % (1 << 20)), "buffer \(i) stamped \(time) starts with frame \(first)")
+            #expect(last == Float((time + 1023) % (1 << 20)), "buffer \(i) is not contiguous")
+            if i > 0 && time != got[i - 1].0 + 1024 { gaps += 1 }
+        }
+        #expect(gaps >= 1, "the stall should have dropped cycles")
+    }
+
     @Test func startWithoutADeviceThrowsADescriptiveError() throws {
         setenv("OPENAVFAUDIO_DEVICE", "none", 1)
         defer { unsetenv("OPENAVFAUDIO_DEVICE") }
@@ -244,5 +286,48 @@ extension AVAudioNode {
     func attached(to engine: AVAudioEngine) -> Self {
         engine.attach(self)
         return self
+    }
+}
+
+/// Programmer errors trap, with a message that names the node, the bus and the formats involved
+/// (each case runs in a child process: Swift Testing's exit tests).
+@Suite struct AVAudioEngineProgrammerErrorTests {
+    static func message(_ result: ExitTest.Result?) -> String {
+        String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+    }
+
+    @Test func connectingToAMissingBusTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let engine = AVAudioEngine()
+            let player = AVAudioPlayerNode(), eq = AVAudioUnitEQ(numberOfBands: 1)
+            engine.attach(player)
+            engine.attach(eq)
+            engine.connect(player, to: eq, fromBus: 0, toBus: 3, format: nil)
+        }
+        let text = Self.message(result)
+        #expect(text.contains("bus 3 does not exist"), "\(text)")
+        #expect(text.contains("AVAudioUnitEQ") || text.contains("AUNBandEQ"), "\(text)")
+    }
+
+    @Test func connectingANodeThatIsNotAttachedTraps() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let engine = AVAudioEngine()
+            engine.connect(AVAudioPlayerNode(), to: engine.mainMixerNode, format: nil)
+        }
+        #expect(Self.message(result).contains("is not attached to this engine"), "\(Self.message(result))")
+    }
+
+    @Test func anEffectCannotOutputAnotherRateThanItsInput() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let engine = AVAudioEngine()
+            let player = AVAudioPlayerNode(), delay = AVAudioUnitDelay()
+            engine.attach(player)
+            engine.attach(delay)
+            engine.connect(player, to: delay, format: AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1))
+            engine.connect(delay, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
+        }
+        let text = Self.message(result)
+        #expect(text.contains("output bus 0"), "\(text)")
+        #expect(text.contains("44100") && text.contains("48000"), "both formats named: \(text)")
     }
 }

@@ -194,7 +194,7 @@ enum TimeEffectTesting {
     /// Runs `rubberband --fine` (R3) on a mono signal; returns its output.
     static func rubberbandR3(_ x: [Float], arguments: [String]) throws -> [Float] {
         let dir = FileManager.default.temporaryDirectory
-        let input = dir.appendingPathComponent("tp-rb-in-\(getpid()).wav"), output = dir.appendingPathComponent("tp-rb-out-\(getpid()).wav")
+        let input = dir.appendingPathComponent("tp-rb-in-\(UUID().uuidString).wav"), output = dir.appendingPathComponent("tp-rb-out-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: input); try? FileManager.default.removeItem(at: output) }
         do {
             let file = try AVAudioFile(forWriting: input, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: rate,

@@ -61,6 +61,15 @@ open class AVAudioUnit: AVAudioNode {
 
     override func willSetInputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? { nil }
 
+    /// Effects neither resample nor remix: an output connection must keep the sample rate and
+    /// channel count of the connected input (a programmer error otherwise, as on Apple platforms).
+    override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
+        guard bus == 0, inputFormats.count > 0, let input = inputFormats[0] else { return nil }
+        if format.sampleRate == input.sampleRate && format.channelCount == input.channelCount { return nil }
+        return "\(name) processes in its input format, \(input) (input bus 0), and cannot output \(format); "
+            + "connect its output with that format (or nil) and convert in a mixer downstream"
+    }
+
     /// Effects process in their input format: the output follows the input.
     override func didSetInputFormat(_ format: AVAudioFormat?, bus: AVAudioNodeBus) {
         if let format, bus == 0, outputFormats.count > 0 { outputFormats[0] = format }

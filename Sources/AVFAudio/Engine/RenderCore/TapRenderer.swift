@@ -4,7 +4,15 @@
 //
 // Ring sizing: four tap buffers plus 8192 frames, so the dispatcher (polling every few
 // milliseconds in real-time mode, draining after every `renderOffline`) never falls behind at
-// any sane buffer size. If it does, frames are dropped and counted in `overruns` — never blocked on.
+// any sane buffer size. If it does (a starved machine), the render thread drops whole cycles,
+// counted in `overruns` — never blocks.
+//
+// Timestamps stay true across such gaps: whenever the audio written is not the continuation of
+// what was written before (the first cycle, a dropped cycle, the engine restarting its clock),
+// the render thread queues a mark (ring position, sample time, host time). The dispatcher dates
+// every buffer from the latest mark at or before its first frame, and drops the frames of a
+// buffer that a mark would split, so each delivered buffer is contiguous audio and its
+// AVAudioTime is the time of its first frame.
 import Synchronization
 
 final class TapRenderer {
@@ -20,9 +28,14 @@ final class TapRenderer {
     private let written = Atomic<Int64>(0)
     private let read = Atomic<Int64>(0)
     private let signaled = Atomic<Bool>(false)
-    /// Sample/host time of the first frame written.
-    private let anchorSample = Atomic<Int64>(Int64.min)
-    private let anchorHost = Atomic<UInt64>(0)
+    /// Where the timeline restarts: (ring position, sample time, host time) (render → dispatcher).
+    private struct Mark { var position: Int64; var sampleTime: Int64; var hostTime: UInt64 }
+    private let marks = SPSCQueue<Mark>(capacity: 256)
+    /// Render thread: the sample time that would continue what was written last.
+    private var nextSampleTime = Int64.min
+    /// Dispatcher: the mark dating the frames being read, and the next one (popped, not yet reached).
+    private var currentMark = Mark(position: 0, sampleTime: 0, hostTime: 0)
+    private var upcomingMark: Mark?
     private var sampleRate: Double
     let overruns = Atomic<Int>(0)
     private lazy var converter: AVAudioConverter? = {
@@ -49,15 +62,23 @@ final class TapRenderer {
 
     /// Render thread: append `frames` frames of `buffer`.
     func capture(_ buffer: RenderBuffer, frames: Int, cycle: RenderCycle, events: RenderEventQueue) {
-        if anchorSample.load(ordering: .relaxed) == Int64.min {
-            anchorHost.store(cycle.hostTime, ordering: .relaxed)
-            anchorSample.store(cycle.sampleTime, ordering: .releasing)
-        }
         let w = written.load(ordering: .relaxed)
         let free = capacity - Int(w - read.load(ordering: .acquiring))
-        let n = min(frames, free)
-        if n < frames { overruns.add(frames - n, ordering: .relaxed) }
+        guard frames <= free else {
+            // The dispatcher fell behind: drop this cycle whole (the next one starts a new mark).
+            overruns.add(frames, ordering: .relaxed)
+            nextSampleTime = Int64.min
+            return
+        }
+        let n = frames
         guard n > 0 else { return }
+        if cycle.sampleTime != nextSampleTime {
+            if !marks.push(Mark(position: w, sampleTime: cycle.sampleTime, hostTime: cycle.hostTime)) {
+                overruns.add(frames, ordering: .relaxed)   // (256 gaps unread: drop rather than misdate)
+                return
+            }
+        }
+        nextSampleTime = cycle.sampleTime + Int64(n)
         let start = Int(w % Int64(capacity))
         let first = min(n, capacity - start)
         let channels = min(busChannels, buffer.channelCount)
@@ -77,8 +98,20 @@ final class TapRenderer {
     func deliver() {
         signaled.store(false, ordering: .relaxed)
         while true {
-            let r = read.load(ordering: .relaxed)
-            let available = Int(written.load(ordering: .acquiring) - r)
+            var r = read.load(ordering: .relaxed)
+            let end = written.load(ordering: .acquiring)
+            // Advance to the mark dating position r; skip frames a mark would split off.
+            if upcomingMark == nil { upcomingMark = marks.pop() }
+            if let next = upcomingMark, next.position < r + Int64(bufferSize), next.position <= end {
+                if next.position > r {
+                    r = next.position
+                    read.store(r, ordering: .releasing)
+                }
+                currentMark = next
+                upcomingMark = nil
+                continue
+            }
+            let available = Int(end - r)
             guard available >= bufferSize else { return }
             let start = Int(r % Int64(capacity))
             let first = min(bufferSize, capacity - start)
@@ -98,8 +131,9 @@ final class TapRenderer {
                 for c in 0..<busChannels { out.floatChannelData![c].update(from: staging.floatChannelData![c], count: bufferSize) }
                 out.frameLength = AVAudioFrameCount(bufferSize)
             }
-            let sample = anchorSample.load(ordering: .acquiring) + r
-            let host = anchorHost.load(ordering: .relaxed) + AVAudioTime.hostTime(forSeconds: Double(r) / sampleRate)
+            let offset = r - currentMark.position
+            let sample = currentMark.sampleTime + offset
+            let host = currentMark.hostTime + AVAudioTime.hostTime(forSeconds: Double(offset) / sampleRate)
             block(out, AVAudioTime(hostTime: host, sampleTime: sample, atRate: sampleRate))
         }
     }
