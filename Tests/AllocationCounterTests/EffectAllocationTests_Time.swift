@@ -1,6 +1,8 @@
 // The time effects render allocation-free: AVAudioUnitTimePitch (phase vocoder, FFTs, pitch
 // resampler) and AVAudioUnitVarispeed (variable-ratio resampler), with parameter changes arriving
-// during the counted cycles through the real-time-safe `scheduleParameterBlock`.
+// during the counted cycles through the real-time-safe `scheduleParameterBlock` — some at a
+// cycle's first frame, some inside a cycle (which splits it into segments and pulls an upper bound
+// of input into the DSP's FIFO).
 import Testing
 import AVFAudio
 
@@ -42,7 +44,9 @@ import AVFAudio
         let schedule = unit.auAudioUnit.scheduleParameterBlock
         let counts = try count(unit, cycles: 300) { i in
             if i == 100 { schedule(AUEventSampleTimeImmediate, 0, AUParameterAddress(kNewTimePitchParam_Rate), 1.7) }
+            if i == 150 { schedule(AUEventSampleTimeImmediate + 77, 0, AUParameterAddress(kNewTimePitchParam_Rate), 0.6) }
             if i == 200 { schedule(AUEventSampleTimeImmediate, 0, AUParameterAddress(kNewTimePitchParam_Pitch), -500) }
+            if i == 250 { schedule(AUEventSampleTimeImmediate + 130, 0, AUParameterAddress(kNewTimePitchParam_Pitch), 700) }
         }
         #expect(counts == .none, "\(counts)")
     }
@@ -53,6 +57,7 @@ import AVFAudio
         let schedule = unit.auAudioUnit.scheduleParameterBlock
         let counts = try count(unit, cycles: 1000) { i in
             if i % 100 == 50 { schedule(AUEventSampleTimeImmediate, 64, AUParameterAddress(kVarispeedParam_PlaybackRate), i % 200 == 50 ? 3.1 : 0.4) }
+            if i % 100 == 80 { schedule(AUEventSampleTimeImmediate + 100, 32, AUParameterAddress(kVarispeedParam_PlaybackRate), i % 200 == 80 ? 2.2 : 0.9) }
         }
         #expect(counts == .none, "\(counts)")
     }
