@@ -45,6 +45,8 @@ let package = Package(
         .executableTarget(name: "avaudio", dependencies: [
             "AVFoundation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swift5),
+        // One runnable example per node and unit, written as client code (`import AVFoundation`).
+        .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation"], path: "Examples", swiftSettings: swift5),
         .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats"],
                           path: "Benchmarks/avaudio-bench", swiftSettings: optimize),
         .testTarget(name: "CoreAudioTypesTests", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),

@@ -6,25 +6,29 @@ import AVFoundation
 
 /// Where the built `avaudio` executable is, if anywhere.
 enum AvaudioTool {
-    static let url: URL? = {
+    static let url: URL? = executable(named: "avaudio", override: "AVAUDIO_TOOL")
+    /// The examples program (Examples/), run by AvaudioExamplesTests.
+    static let examplesURL: URL? = executable(named: "avaudio-examples", override: "AVAUDIO_EXAMPLES")
+
+    static func executable(named name: String, override: String) -> URL? {
         let fm = FileManager.default
         var candidates: [URL] = []
-        if let path = ProcessInfo.processInfo.environment["AVAUDIO_TOOL"] {
+        if let path = ProcessInfo.processInfo.environment[override] {
             candidates.append(URL(fileURLWithPath: path))
         }
         // The products directory holds the test bundle (or the test runner executable) and every
         // executable product built with it.
         if let executable = Bundle.main.executableURL {
-            candidates.append(executable.deletingLastPathComponent().appendingPathComponent("avaudio"))
+            candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
         }
         for bundle in Bundle.allBundles {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("avaudio"))
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
         }
         // Fallback: the package's default build directory.
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        candidates.append(root.appendingPathComponent(".build/debug/avaudio"))
+        candidates.append(root.appendingPathComponent(".build/debug/\(name)"))
         return candidates.first { fm.isExecutableFile(atPath: $0.path) }
-    }()
+    }
 
     struct Run {
         var status: Int32
@@ -33,8 +37,8 @@ enum AvaudioTool {
     }
 
     /// Runs the tool with `arguments`, capturing its output through files (no pipe can fill up).
-    static func run(_ arguments: [String]) throws -> Run {
-        let tool = try #require(url)
+    static func run(_ arguments: [String], tool: URL? = url) throws -> Run {
+        let tool = try #require(tool)
         let fm = FileManager.default
         let scratch = fm.temporaryDirectory.appendingPathComponent("avaudio-run-\(UUID().uuidString)")
         try fm.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -55,6 +59,18 @@ enum AvaudioTool {
         return Run(status: process.terminationStatus,
                    stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
                    stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+/// Every runnable example (Examples/) passes its own checks.
+@Suite(.enabled(if: AvaudioTool.examplesURL != nil, "the avaudio-examples executable was not found (build it with `swift build --product avaudio-examples`)"))
+struct AvaudioExamplesTests {
+    @Test func everyExamplePassesItsChecks() throws {
+        let run = try AvaudioTool.run(["all"], tool: AvaudioTool.examplesURL)
+        #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
+        #expect(run.stdout.contains("all checks passed"))
+        #expect(!run.stdout.contains("FAIL"), "\(run.stdout)")
+        #expect(run.stdout.components(separatedBy: "== ").count - 1 == 12, "12 examples ran")
     }
 }
 
