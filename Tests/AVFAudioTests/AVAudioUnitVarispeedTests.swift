@@ -122,6 +122,43 @@ import AVFoundation
         #expect(a[frames - 100 ..< frames].contains { $0 != 0 }, "still playing at the end")
     }
 
+    /// Manual rendering enabled a second time restarts the engine's timeline at 0: an event at
+    /// frame 300 of the new timeline lands on frame 300, even in the first cycle (the unit is told
+    /// where each cycle starts before it resolves its events).
+    @Test func eventsResolveOnARestartedTimeline() throws {
+        let slope: Float = 1e-5
+        let engine = AVAudioEngine()
+        let player = AVAudioPlayerNode(), unit = AVAudioUnitVarispeed()
+        engine.attach(player)
+        engine.attach(unit)
+        let format = Offline.standard(48_000, 1)
+        engine.connect(player, to: unit, format: format)
+        engine.connect(unit, to: engine.mainMixerNode, format: format)
+        let out = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 512)!
+        func session(frames: Int, schedule: Bool) throws -> [Float] {
+            try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 512)
+            try engine.start()
+            player.scheduleBuffer(Offline.buffer([(0..<20_000).map { Float($0) * slope }]), at: nil)
+            player.play()
+            if schedule { unit.auAudioUnit.scheduleParameterBlock(300, 1, AUParameterAddress(kVarispeedParam_PlaybackRate), 2) }
+            var y: [Float] = []
+            while y.count < frames {
+                #expect(try engine.renderOffline(512, to: out) == .success)
+                y += UnsafeBufferPointer(start: out.floatChannelData![0], count: 512)
+            }
+            player.stop()
+            engine.stop()
+            engine.disableManualRenderingMode()
+            return y
+        }
+        _ = try session(frames: 10_240, schedule: false)
+        let y = try session(frames: 2_048, schedule: true)
+        let before = (100...300).map { abs((y[$0] - y[$0 - 1]) - slope) }.max()!
+        let after = (301..<1_800).map { abs((y[$0] - y[$0 - 1]) - 2 * slope) }.max()!
+        #expect(before < slope / 100, "slope before frame 300 off by \(before / slope)")
+        #expect(after < slope / 100, "slope after frame 300 off by \(after / slope)")
+    }
+
     @Test func bypassPassesTheInputThrough() throws {
         let unit = AVAudioUnitVarispeed()
         unit.rate = 3

@@ -84,6 +84,9 @@ final class EffectRenderer: NodeRenderer {
     final class State {
         let kernel: EffectKernel
         let channels: Int
+        /// The node's sample rate (host-time events convert with it; `cycle.sampleRate` is the
+        /// engine output's, which a node upstream of a mixer's rate conversion does not run at).
+        var sampleRate: Double = 44_100
         let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         init(kernel: EffectKernel, channels: Int) {
@@ -101,7 +104,9 @@ final class EffectRenderer: NodeRenderer {
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        return State(kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels)
+        let state = State(kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels)
+        state.sampleRate = format.sampleRate
+        return state
     }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
@@ -120,14 +125,14 @@ final class EffectRenderer: NodeRenderer {
         let source = input ?? output
         if isBypassed {
             if input != nil { output.copy(from: source, frames: frames) }
-            drainEvents(upTo: start + Int64(frames), cycleStart: start, hostTime: cycle.hostTime, sampleRate: cycle.sampleRate, kernel: kernel)
+            drainEvents(upTo: start + Int64(frames), cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate, kernel: kernel)
             output.frames = frames
             return
         }
         var done = 0
         while done < frames {
             // Apply every event due at or before this position; find the next boundary.
-            let next = applyDueEvents(at: start + Int64(done), cycleStart: start, hostTime: cycle.hostTime, sampleRate: cycle.sampleRate, kernel: kernel)
+            let next = applyDueEvents(at: start + Int64(done), cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate, kernel: kernel)
             let n = min(frames - done, next.map { Int($0 - (start + Int64(done))) } ?? frames - done)
             for c in 0..<channels {
                 state.inputPointers[c] = source.channels[min(c, source.channelCount - 1)] + done

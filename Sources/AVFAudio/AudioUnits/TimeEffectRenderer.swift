@@ -116,6 +116,8 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     final class State {
         let dsp: AnyObject
         let channels: Int
+        /// The node's sample rate (its output format's; host-time events convert with it).
+        var sampleRate: Double = 44_100
         let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         init(dsp: AnyObject, channels: Int) {
@@ -151,10 +153,19 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             dspKey = (format.sampleRate, channels, maximumFrames)
             latency.store(latencyFrames(of: object), ordering: .relaxed)
         }
-        return State(dsp: object, channels: channels)
+        let state = State(dsp: object, channels: channels)
+        state.sampleRate = format.sampleRate
+        return state
     }
 
     // MARK: the cycle
+
+    override func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int, state: AnyObject?) {
+        cycleStart = sampleTime
+        cycleHostTime = hostTime
+        hostReferenceSampleTime = sampleTime
+        if let state { cycleRate = unsafeDowncast(state, to: State.self).sampleRate }
+    }
 
     override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
@@ -207,7 +218,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         }
         if let input { consumed += Int64(input.frames) }
         cycleHostTime = cycle.hostTime
-        cycleRate = cycle.sampleRate
+        cycleRate = state.sampleRate
         hostReferenceSampleTime = cycle.sampleTime
         cycleStart = cycle.sampleTime + Int64(frames)
     }

@@ -40,6 +40,12 @@ class NodeRenderer {
     /// (objects it points at may persist across plans, e.g. a mixer's per-input resamplers).
     func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? { nil }
 
+    /// Render thread, for a node whose input `bus` starts a rate domain: the cycle about to be
+    /// rendered begins at `sampleTime` on the node's (output) timeline. Called just before
+    /// `inputFrames(forOutputFrames:bus:state:)`, so a node can resolve timed events against the
+    /// right cycle even when the timeline jumped (manual rendering re-enabled, a device restart).
+    func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int, state: AnyObject?) {}
+
     /// Input frames needed on `bus` to produce `outputFrames` output frames this cycle
     /// (different only for nodes that change the rate, such as a mixer converting an input).
     func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int { outputFrames }

@@ -114,6 +114,7 @@ final class RenderPlan {
         domainTimes[0] = sampleTime
         for d in 1..<max(1, domains.count) {
             let info = domains[d]
+            info.owner.cycleWillStart(sampleTime: domainTimes[info.parent], hostTime: hostTime, bus: info.bus, state: info.state)
             domainFrames[d] = min(info.capacity, info.owner.inputFrames(forOutputFrames: domainFrames[info.parent], bus: info.bus, state: info.state))
             domainTimes[d] = info.owner.inputSampleTime(bus: info.bus, state: info.state)
         }
