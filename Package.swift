@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "CoreAudioTypesTests", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
-        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation"], swiftSettings: swift5),
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),

@@ -46,6 +46,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchserver import BenchServer, build_bench
+
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -81,59 +83,17 @@ def log(msg: str) -> None:
 # --------------------------------------------------------------------------- our binary
 
 def build(no_build: bool) -> Path:
-    candidates = [REPO / ".build-bench" / "release" / "avaudio-bench", REPO / ".build" / "release" / "avaudio-bench"]
-    existing = next((c for c in candidates if c.exists()), None)
-    if no_build:
-        if existing is None:
-            sys.exit("[compare_io] no release avaudio-bench found and --no-build given")
-        return existing
-    log("building avaudio-bench (release, --scratch-path .build-bench) ...")
-    t = time.perf_counter()
-    p = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", ".build-bench", "--product", "avaudio-bench"],
-                       cwd=REPO, capture_output=True, text=True)
-    if p.returncode != 0:
-        tail = (p.stdout + p.stderr)[-3000:]
-        if existing is None:
-            sys.exit(f"[compare_io] build failed and no binary exists:\n{tail}")
-        log(f"build FAILED, using the existing binary {existing} (may be stale):\n{tail}")
-        return existing
-    log(f"built in {time.perf_counter() - t:.1f} s")
-    return candidates[0]
+    return build_bench("compare_io", ".build-bench", no_build)
 
 
-class Ours:
-    """The `avaudio-bench io --serve` process: one command line in, one JSON line out."""
-
-    def __init__(self, binary: Path):
-        self.p = subprocess.Popen([str(binary), "io", "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-
-    def __call__(self, *words) -> dict:
-        line = " ".join(str(w) for w in words)
-        if any(" " in str(w) for w in words):
-            raise ValueError(f"paths must not contain spaces: {line}")
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        out = self.p.stdout.readline()
-        if not out:
-            raise RuntimeError(f"avaudio-bench server exited (rc={self.p.poll()}) on: {line}")
-        r = json.loads(out)
-        if not r.get("ok"):
-            raise RuntimeError(f"avaudio-bench: {line}: {r.get('error')}")
-        return r
-
-    def close(self):
-        try:
-            self.p.stdin.write("quit\n")
-            self.p.stdin.flush()
-            self.p.wait(timeout=10)
-        except Exception:
-            self.p.kill()
+def Ours(binary: Path) -> BenchServer:
+    """The `avaudio-bench io --serve` process."""
+    return BenchServer(binary, "io", quit_timeout=10)
 
 
 # --------------------------------------------------------------------------- inputs
 
-def make_inputs(ours: Ours, d: Path, seconds: float, keys: list[str]) -> dict:
+def make_inputs(ours: BenchServer, d: Path, seconds: float, keys: list[str]) -> dict:
     """Writes (or reuses) the input files; returns {rate: (float32 source array (n, 2), source float WAV path)}."""
     d.mkdir(parents=True, exist_ok=True)
     stamp = d / "inputs.json"
@@ -169,7 +129,7 @@ def make_inputs(ours: Ours, d: Path, seconds: float, keys: list[str]) -> dict:
     return sources
 
 
-def raw_wav_fallback(ours: Ours, raw: Path, x, rate, d: Path) -> Path:  # pragma: no cover - no soundfile
+def raw_wav_fallback(ours: BenchServer, raw: Path, x, rate, d: Path) -> Path:  # pragma: no cover - no soundfile
     """Without soundfile: a float WAV written by hand (44-byte header) from the raw material."""
     p = d / f"src_f32_{rate}.wav"
     data = np.ascontiguousarray(x).astype("<f4").tobytes()
@@ -358,7 +318,7 @@ def timing_rounds(contenders: dict, args) -> dict:
     return {name: {"walls": walls[name], "cpus": cpus[name]} for name in contenders}
 
 
-def decode_quality(ours: Ours, p: Path, d: Path, k: str) -> dict:
+def decode_quality(ours: BenchServer, p: Path, d: Path, k: str) -> dict:
     q = {}
     dump = d / "ours_decode.f32"
     r = ours("dump", p, dump)

@@ -51,6 +51,8 @@ import sys
 import time
 from pathlib import Path
 
+from benchserver import BenchServer, build_bench
+
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -84,53 +86,12 @@ def log(msg: str) -> None:
 # --------------------------------------------------------------------------- our binary
 
 def build(no_build: bool) -> Path:
-    candidates = [REPO / SCRATCH / "release" / "avaudio-bench", REPO / ".build-bench" / "release" / "avaudio-bench",
-                  REPO / ".build" / "release" / "avaudio-bench"]
-    existing = next((c for c in candidates if c.exists()), None)
-    if no_build:
-        if existing is None:
-            sys.exit("[compare_mix] no release avaudio-bench found and --no-build given")
-        return existing
-    log(f"building avaudio-bench (release, --scratch-path {SCRATCH}) ...")
-    t = time.perf_counter()
-    p = subprocess.run(["swift", "build", "-c", "release", "--scratch-path", SCRATCH, "--product", "avaudio-bench"],
-                       cwd=REPO, capture_output=True, text=True)
-    if p.returncode != 0:
-        tail = (p.stdout + p.stderr)[-3000:]
-        if existing is None:
-            sys.exit(f"[compare_mix] build failed and no binary exists:\n{tail}")
-        log(f"build FAILED, using the existing binary {existing} (may be stale):\n{tail}")
-        return existing
-    log(f"built in {time.perf_counter() - t:.1f} s")
-    return candidates[0]
+    return build_bench("compare_mix", SCRATCH, no_build)
 
 
-class Ours:
-    """The `avaudio-bench engine --serve` process: one command line in, one JSON line out."""
-
-    def __init__(self, binary: Path):
-        self.p = subprocess.Popen([str(binary), "engine", "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                  text=True, bufsize=1)
-
-    def __call__(self, *words) -> dict:
-        line = " ".join(str(w) for w in words)
-        self.p.stdin.write(line + "\n")
-        self.p.stdin.flush()
-        out = self.p.stdout.readline()
-        if not out:
-            raise RuntimeError(f"avaudio-bench server exited (rc={self.p.poll()}) on: {line}")
-        r = json.loads(out)
-        if not r.get("ok"):
-            raise RuntimeError(f"avaudio-bench: {line}: {r.get('error')}")
-        return r
-
-    def close(self):
-        try:
-            self.p.stdin.write("quit\n")
-            self.p.stdin.flush()
-            self.p.wait(timeout=30)
-        except Exception:
-            self.p.kill()
+def Ours(binary: Path) -> BenchServer:
+    """The `avaudio-bench engine --serve` process."""
+    return BenchServer(binary, "engine", quit_timeout=30)
 
 
 # --------------------------------------------------------------------------- peers (as in bench_mix.py)

@@ -21,7 +21,8 @@ import AVFAudio
 import Glibc
 #endif
 
-/// One graph (player → optional effect → main mixer), ready to render.
+/// One graph (player → optional effect → main mixer), ready to render `frames` frames (default:
+/// the store's capacity) into `store`. Shared by the effect suites.
 final class EffectRig {
     let engine: AVAudioEngine
     let player: AVAudioPlayerNode
@@ -30,7 +31,7 @@ final class EffectRig {
     let block: AVAudioPCMBuffer
     let store: AVAudioPCMBuffer
 
-    init(source: AVAudioPCMBuffer, effect: AVAudioNode?, store: AVAudioPCMBuffer, maximumFrames: Int = 4096) throws {
+    init(source: AVAudioPCMBuffer, effect: AVAudioNode?, store: AVAudioPCMBuffer, frames: Int? = nil, maximumFrames: Int = 4096) throws {
         let engine = AVAudioEngine()
         let player = AVAudioPlayerNode()
         engine.attach(player)
@@ -49,7 +50,7 @@ final class EffectRig {
         self.engine = engine
         self.player = player
         self.maximumFrames = maximumFrames
-        totalFrames = Int(store.frameCapacity)
+        totalFrames = frames ?? Int(store.frameCapacity)
         block = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AVAudioFrameCount(maximumFrames))!
         self.store = store
     }

@@ -31,53 +31,6 @@ import AVFAudio
 import Glibc
 #endif
 
-/// One graph (player → optional effect → main mixer), ready to render.
-final class ReverbDistortionRig {
-    let engine: AVAudioEngine
-    let block: AVAudioPCMBuffer
-    let store: AVAudioPCMBuffer
-    let maximumFrames: Int
-    let totalFrames: Int
-
-    init(source: AVAudioPCMBuffer, effect: AVAudioNode?, store: AVAudioPCMBuffer, frames: Int? = nil, maximumFrames: Int = 4096) throws {
-        engine = AVAudioEngine()
-        let player = AVAudioPlayerNode()
-        engine.attach(player)
-        let format = source.format
-        if let effect {
-            engine.attach(effect)
-            engine.connect(player, to: effect, format: format)
-            engine.connect(effect, to: engine.mainMixerNode, format: format)
-        } else {
-            engine.connect(player, to: engine.mainMixerNode, format: format)
-        }
-        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: AVAudioFrameCount(maximumFrames))
-        player.scheduleBuffer(source, at: nil, options: [], completionHandler: nil)
-        try engine.start()
-        player.play()
-        self.maximumFrames = maximumFrames
-        totalFrames = frames ?? Int(store.frameCapacity)
-        block = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: AVAudioFrameCount(maximumFrames))!
-        self.store = store
-    }
-
-    @inline(never)
-    func render() throws {
-        let channels = Int(block.format.channelCount)
-        let src = block.floatChannelData!, dst = store.floatChannelData!
-        var done = 0
-        while done < totalFrames {
-            let n = min(maximumFrames, totalFrames - done)
-            let status = try engine.renderOffline(AVAudioFrameCount(n), to: block)
-            guard status == .success else { throw BenchError("renderOffline returned \(status) at frame \(done)") }
-            for c in 0 ..< channels { (dst[c] + done).update(from: src[c], count: n) }
-            done += n
-        }
-        store.frameLength = AVAudioFrameCount(totalFrames)
-        engine.stop()
-    }
-}
-
 enum ReverbDistortionSuite {
     static let rate = 48_000.0
 
@@ -118,7 +71,7 @@ enum ReverbDistortionSuite {
             for row in rows where only.isEmpty || only.contains(row.key) {
                 var samples: [Sample] = []
                 for i in 0 ..< options.warmup + options.runs {
-                    let rig = try ReverbDistortionRig(source: source, effect: row.make(), store: store)
+                    let rig = try EffectRig(source: source, effect: row.make(), store: store)
                     let t = try timeOnce { try rig.render() }
                     if i >= options.warmup { samples.append(t) }
                 }
@@ -194,7 +147,7 @@ enum ReverbDistortionSuite {
         if let dir { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
         for preset in AVAudioUnitReverbPreset.allCases {
             let store = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(frames))!
-            let rig = try ReverbDistortionRig(source: impulse, effect: reverb(preset, mix: 100), store: store)
+            let rig = try EffectRig(source: impulse, effect: reverb(preset, mix: 100), store: store)
             let t = try timeOnce { try rig.render() }
             let l = Array(UnsafeBufferPointer(start: store.floatChannelData![0], count: frames))
             let r = Array(UnsafeBufferPointer(start: store.floatChannelData![1], count: frames))
@@ -244,7 +197,7 @@ enum ReverbDistortionSuite {
         ]
         for config in configurations {
             let store = AVAudioPCMBuffer(pcmFormat: mono, frameCapacity: AVAudioFrameCount(n))!
-            let rig = try ReverbDistortionRig(source: sine, effect: config.make(), store: store)
+            let rig = try EffectRig(source: sine, effect: config.make(), store: store)
             let t = try timeOnce { try rig.render() }
             let y = Array(UnsafeBufferPointer(start: store.floatChannelData![0] + 8192, count: 65_536))
             let a = ReverbDistortionMetrics.aliasAndTHD(y, rate: rate, fundamental: 5000)

@@ -15,6 +15,7 @@
 import Foundation
 import Testing
 import AVFoundation
+@testable import AudioKernels   // StretchFFT, the time stretcher's own real FFT
 
 /// Where alsa-utils installs its spoken channel names.
 enum SpeechSamples {
@@ -73,63 +74,33 @@ struct TimePitchSpeechTests {
 
     /// Hann-windowed 1024-point STFT magnitudes in dB, hop 256.
     static func stft(_ x: [Float]) -> [[Double]] {
-        let n = 1024, hop = 256
-        var window = [Double](repeating: 0, count: n)
+        let n = 1024, hop = 256, m = n / 2
+        let fft = StretchFFT(size: n)
+        var window = [Float](repeating: 0, count: n)
         for i in 0..<n {
             let phase: Double = 2 * Double.pi * Double(i) / Double(n)
-            window[i] = 0.5 - 0.5 * cos(phase)
+            window[i] = Float(0.5 - 0.5 * cos(phase))
         }
+        var re = [Float](repeating: 0, count: m + 1), im = [Float](repeating: 0, count: m + 1)
         var frames: [[Double]] = []
-        var re = [Double](repeating: 0, count: n), im = [Double](repeating: 0, count: n)
         var start = 0
         while start + n <= x.count {
-            for i in 0..<n { re[i] = Double(x[start + i]) * window[i]; im[i] = 0 }
-            fft(&re, &im)
-            var magnitudes = [Double](repeating: 0, count: n / 2 + 1)
-            for k in 0...(n / 2) {
-                let power: Double = re[k] * re[k] + im[k] * im[k] + 1e-18
+            for j in 0..<m {   // packed input: even samples real, odd imaginary
+                fft.packedRe[j] = x[start + 2 * j] * window[2 * j]
+                fft.packedIm[j] = x[start + 2 * j + 1] * window[2 * j + 1]
+            }
+            re.withUnsafeMutableBufferPointer { r in
+                im.withUnsafeMutableBufferPointer { i in fft.forward(re: r.baseAddress!, im: i.baseAddress!) }
+            }
+            var magnitudes = [Double](repeating: 0, count: m + 1)
+            for k in 0...m {
+                let power: Double = Double(re[k]) * Double(re[k]) + Double(im[k]) * Double(im[k]) + 1e-18
                 magnitudes[k] = 10 * log10(power)
             }
             frames.append(magnitudes)
             start += hop
         }
         return frames
-    }
-
-    /// In-place iterative radix-2 FFT.
-    static func fft(_ re: inout [Double], _ im: inout [Double]) {
-        let n = re.count
-        re.withUnsafeMutableBufferPointer { r in
-            im.withUnsafeMutableBufferPointer { m in
-                var j = 0
-                for i in 1..<n {
-                    var bit = n >> 1
-                    while j & bit != 0 { j ^= bit; bit >>= 1 }
-                    j |= bit
-                    if i < j { r.swapAt(i, j); m.swapAt(i, j) }
-                }
-                var length = 2
-                while length <= n {
-                    let angle = -2 * Double.pi / Double(length)
-                    let wr = cos(angle), wi = sin(angle)
-                    var s = 0
-                    while s < n {
-                        var cr = 1.0, ci = 0.0
-                        for k in 0..<(length / 2) {
-                            let a = s + k, b = a + length / 2
-                            let tr = r[b] * cr - m[b] * ci, ti = r[b] * ci + m[b] * cr
-                            r[b] = r[a] - tr; m[b] = m[a] - ti
-                            r[a] += tr; m[a] += ti
-                            let nr = cr * wr - ci * wi
-                            ci = cr * wi + ci * wr
-                            cr = nr
-                        }
-                        s += length
-                    }
-                    length <<= 1
-                }
-            }
-        }
     }
 
     @Test(arguments: ["Front_Center", "Rear_Left"])

@@ -159,20 +159,23 @@ final class VarispeedRenderer: TimeEffectRenderer {
 
     override func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {
         let d = unsafeDowncast(dsp, to: DSP.self)
-        // New input joins what the last segments left over.
-        if let input, input.frames > 0 {
+        // The converter reads the new input in place while nothing is left over from earlier
+        // (the usual case: it takes in all it is given); otherwise the input joins the FIFO.
+        let direct = d.fifoCount == 0 && input.map { $0.frames > 0 } == true
+        if !direct, let input, input.frames > 0 {
             let take = min(input.frames, d.fifoCapacity - d.fifoCount)
             for c in 0..<d.channels {
                 (d.fifo + c * d.fifoCapacity + d.fifoCount).update(from: input.channels[min(c, input.channelCount - 1)], count: take)
             }
             d.fifoCount += take
         }
-        state.bind(nil, output, offset: offset)
-        let inputs = UnsafeBufferPointer(start: UnsafePointer(d.fifoPointers), count: d.channels)
+        state.bind(direct ? input : nil, output, offset: offset)
+        let available = direct ? input.unsafelyUnwrapped.frames : d.fifoCount
+        let inputs = UnsafeBufferPointer(start: UnsafePointer(direct ? state.inputPointers : d.fifoPointers), count: d.channels)
         let outputs = UnsafeBufferPointer(start: UnsafePointer(state.outputPointers), count: d.channels)
         var consumed = 0, produced = 0
         while produced < frames {
-            let r = d.converter.process(input: inputs, offset: consumed, inputFrames: d.fifoCount - consumed,
+            let r = d.converter.process(input: inputs, offset: consumed, inputFrames: available - consumed,
                                         output: outputs, offset: produced, outputCapacity: frames - produced)
             consumed += r.consumed
             produced += r.produced
@@ -183,14 +186,14 @@ final class VarispeedRenderer: TimeEffectRenderer {
             for c in 0..<d.channels { (output.channels[c] + offset + produced).update(repeating: 0, count: frames - produced) }
         }
         // keep the unconsumed input at the front of the FIFO
-        let left = d.fifoCount - consumed
-        if consumed > 0 && left > 0 {
+        let left = available - consumed
+        if left > 0 && (direct || consumed > 0) {
             for c in 0..<d.channels {
                 let p = d.fifo + c * d.fifoCapacity
-                p.update(from: p + consumed, count: left)
+                p.update(from: inputs[c] + consumed, count: min(left, d.fifoCapacity))
             }
         }
-        d.fifoCount = left
+        d.fifoCount = min(left, d.fifoCapacity)
     }
 
     override func reset(dsp: AnyObject) {

@@ -86,12 +86,13 @@ final class EffectRenderer: NodeRenderer {
         let channels: Int
         /// The node's sample rate (host-time events convert with it; `cycle.sampleRate` is the
         /// engine output's, which a node upstream of a mixer's rate conversion does not run at).
-        var sampleRate: Double = 44_100
+        let sampleRate: Double
         let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-        init(kernel: EffectKernel, channels: Int) {
+        init(kernel: EffectKernel, channels: Int, sampleRate: Double) {
             self.kernel = kernel
             self.channels = channels
+            self.sampleRate = sampleRate
             inputPointers = .allocate(capacity: max(1, channels))
             outputPointers = .allocate(capacity: max(1, channels))
         }
@@ -104,9 +105,8 @@ final class EffectRenderer: NodeRenderer {
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        let state = State(kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels)
-        state.sampleRate = format.sampleRate
-        return state
+        return State(kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
+                     sampleRate: format.sampleRate)
     }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {

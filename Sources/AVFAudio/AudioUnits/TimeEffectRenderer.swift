@@ -54,8 +54,6 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     private let changeCapacity = 4096
     private let changes: UnsafeMutablePointer<TimeEffectChange>
     private var changeCount = 0
-    /// Sample time that `cycleHostTime` refers to (host-time events resolve against it).
-    private var hostReferenceSampleTime: Int64 = 0
     private var pending: ParameterEvent?
     private let bypassFlag = Atomic<Bool>(false)
     private let resetRequested = Atomic<Bool>(false)
@@ -117,12 +115,13 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         let dsp: AnyObject
         let channels: Int
         /// The node's sample rate (its output format's; host-time events convert with it).
-        var sampleRate: Double = 44_100
+        let sampleRate: Double
         let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-        init(dsp: AnyObject, channels: Int) {
+        init(dsp: AnyObject, channels: Int, sampleRate: Double) {
             self.dsp = dsp
             self.channels = channels
+            self.sampleRate = sampleRate
             inputPointers = .allocate(capacity: max(1, channels))
             outputPointers = .allocate(capacity: max(1, channels))
         }
@@ -153,9 +152,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             dspKey = (format.sampleRate, channels, maximumFrames)
             latency.store(latencyFrames(of: object), ordering: .relaxed)
         }
-        let state = State(dsp: object, channels: channels)
-        state.sampleRate = format.sampleRate
-        return state
+        return State(dsp: object, channels: channels, sampleRate: format.sampleRate)
     }
 
     // MARK: the cycle
@@ -163,7 +160,6 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     override func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int, state: AnyObject?) {
         cycleStart = sampleTime
         cycleHostTime = hostTime
-        hostReferenceSampleTime = sampleTime
         if let state { cycleRate = unsafeDowncast(state, to: State.self).sampleRate }
     }
 
@@ -185,10 +181,13 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
         let output = outputs[0]
         let frames = cycle.frames
-        cycleStart = cycle.sampleTime
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { output.clear(frames: frames); return }
         let input = inputs.count > 0 ? inputs[0] : nil
-        if !prepared { beginCycle(frames: frames, dsp: state.dsp) }
+        if !prepared {
+            // (no input domain, so the plan did not start the cycle)
+            cycleWillStart(sampleTime: cycle.sampleTime, hostTime: cycle.hostTime, bus: 0, state: state)
+            beginCycle(frames: frames, dsp: state.dsp)
+        }
         prepared = false
         if input == nil {
             applyAllChanges(dsp: state.dsp)
@@ -217,10 +216,6 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             output.isSilent = false
         }
         if let input { consumed += Int64(input.frames) }
-        cycleHostTime = cycle.hostTime
-        cycleRate = state.sampleRate
-        hostReferenceSampleTime = cycle.sampleTime
-        cycleStart = cycle.sampleTime + Int64(frames)
     }
 
     private func applyAllChanges(dsp: AnyObject) {
@@ -270,7 +265,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if time & hostTimeFlag != 0 && time > 0 {
             let host = UInt64(time & ~hostTimeFlag)
             let seconds = (Double(host) - Double(cycleHostTime)) * 1e-9
-            return hostReferenceSampleTime + Int64((seconds * cycleRate).rounded())
+            return cycleStart + Int64((seconds * cycleRate).rounded())
         }
         return time
     }
