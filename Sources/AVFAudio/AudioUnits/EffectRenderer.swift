@@ -39,6 +39,21 @@ struct ParameterEvent {
     var address: AUParameterAddress
     var value: AUValue
     var ramp: AUAudioFrameCount
+
+    /// The event's absolute sample time, for a cycle starting at `cycleStart` (sample time) and
+    /// `hostTime`, at the node's `sampleRate`.
+    @inline(__always)
+    func sampleTime(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) -> Int64 {
+        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
+            return cycleStart + (time &- AUEventSampleTimeImmediate)
+        }
+        if time & hostTimeFlag != 0 && time > 0 {
+            let host = UInt64(time & ~hostTimeFlag)
+            let seconds = (Double(host) - Double(hostTime)) * 1e-9
+            return cycleStart + Int64((seconds * sampleRate).rounded())
+        }
+        return time
+    }
 }
 
 final class EffectRenderer: NodeRenderer {
@@ -151,7 +166,7 @@ final class EffectRenderer: NodeRenderer {
         while true {
             if pending == nil { pending = events.pop() }
             guard let e = pending else { return nil }
-            let t = resolve(e.time, cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
+            let t = e.sampleTime(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
             if t <= position {
                 kernel.setParameter(e.address, e.value, rampFrames: Int(e.ramp))
                 pending = nil
@@ -163,20 +178,6 @@ final class EffectRenderer: NodeRenderer {
 
     private func drainEvents(upTo end: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) {
         _ = applyDueEvents(at: end, cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate, kernel: kernel)
-    }
-
-    /// The absolute sample time of an event.
-    @inline(__always)
-    private func resolve(_ time: AUEventSampleTime, cycleStart: Int64, hostTime: UInt64, sampleRate: Double) -> Int64 {
-        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
-            return cycleStart + (time &- AUEventSampleTimeImmediate)
-        }
-        if time & hostTimeFlag != 0 && time > 0 {
-            let host = UInt64(time & ~hostTimeFlag)
-            let seconds = (Double(host) - Double(hostTime)) * 1e-9
-            return cycleStart + Int64((seconds * sampleRate).rounded())
-        }
-        return time
     }
 
     /// Control side: the kernel clears its state at the start of the next cycle (never while

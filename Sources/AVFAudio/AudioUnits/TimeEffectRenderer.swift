@@ -241,7 +241,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         while true {
             if pending == nil { pending = events.pop() }
             guard let e = pending else { break }
-            let t = resolve(e.time)
+            let t = e.sampleTime(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
             if t >= end { break }
             let offset = Int(max(0, t - cycleStart))
             if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
@@ -254,20 +254,6 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             }
             pending = nil
         }
-    }
-
-    /// An event's sample time on the node's (output) timeline.
-    @inline(__always)
-    private func resolve(_ time: AUEventSampleTime) -> Int64 {
-        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
-            return cycleStart + (time &- AUEventSampleTimeImmediate)
-        }
-        if time & hostTimeFlag != 0 && time > 0 {
-            let host = UInt64(time & ~hostTimeFlag)
-            let seconds = (Double(host) - Double(cycleHostTime)) * 1e-9
-            return cycleStart + Int64((seconds * cycleRate).rounded())
-        }
-        return time
     }
 
     /// Control side: the DSP forgets its stream at the start of the next cycle.
