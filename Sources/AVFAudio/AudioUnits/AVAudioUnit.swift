@@ -65,7 +65,7 @@ open class AVAudioUnit: AVAudioNode {
     /// channel count of the connected input (a programmer error otherwise, as on Apple platforms).
     override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
         guard bus == 0, inputFormats.count > 0, let input = inputFormats[0] else { return nil }
-        if format.sampleRate == input.sampleRate && format.channelCount == input.channelCount { return nil }
+        if format.hasSameRateAndChannels(as: input) { return nil }
         return "\(name) processes in its input format, \(input) (input bus 0), and cannot output \(format); "
             + "connect its output with that format (or nil) and convert in a mixer downstream"
     }

@@ -252,7 +252,7 @@ open class AVAudioEngine: NSObject {
     func outputNodeFormatDidChange() {
         guard let c = connection(into: outputNode, bus: 0), c.source is AVAudioMixerNode else { return }
         let format = outputNode.outputFormat(forBus: 0)
-        guard c.format.sampleRate != format.sampleRate || c.format.channelCount != format.channelCount else { return }
+        guard !c.format.hasSameRateAndChannels(as: format) else { return }
         connectInternal(c.source, fromBus: c.sourceBus, to: [(outputNode, 0)], format: format, replacingOutputs: false)
     }
 

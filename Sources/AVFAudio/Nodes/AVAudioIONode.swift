@@ -73,7 +73,7 @@ open class AVAudioInputNode: AVAudioIONode, AVAudioMixing {
     override func defaultInputFormat(bus: AVAudioNodeBus) -> AVAudioFormat { outputFormats[0] }
 
     override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
-        format.sampleRate == outputFormats[0].sampleRate && format.channelCount == outputFormats[0].channelCount ? nil
+        format.hasSameRateAndChannels(as: outputFormats[0]) ? nil
             : "the input node produces \(outputFormats[0]); connect with that format (or nil) and convert downstream"
     }
 }

@@ -30,7 +30,7 @@ open class AVAudioSourceNode: AVAudioNode, AVAudioMixing {
     override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
         guard fixedFormat else { return nil }
         let own = outputFormats[0]
-        return format.sampleRate == own.sampleRate && format.channelCount == own.channelCount ? nil
+        return format.hasSameRateAndChannels(as: own) ? nil
             : "the source node renders \(own) (the format it was created with)"
     }
 }
