@@ -31,36 +31,11 @@ class EffectKernel {
     var tailTime: TimeInterval { 0 }
 }
 
-/// A parameter change on its way to the render thread.
-struct ParameterEvent {
-    /// Absolute sample time on the node's timeline, or `AUEventSampleTimeImmediate` + offset,
-    /// or a host time marked with `hostTimeFlag`.
-    var time: AUEventSampleTime
-    var address: AUParameterAddress
-    var value: AUValue
-    var ramp: AUAudioFrameCount
-
-    /// The event's absolute sample time, for a cycle starting at `cycleStart` (sample time) and
-    /// `hostTime`, at the node's `sampleRate`.
-    @inline(__always)
-    func sampleTime(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) -> Int64 {
-        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
-            return cycleStart + (time &- AUEventSampleTimeImmediate)
-        }
-        if time & hostTimeFlag != 0 && time > 0 {
-            let host = UInt64(time & ~hostTimeFlag)
-            let seconds = (Double(host) - Double(hostTime)) * 1e-9
-            return cycleStart + Int64((seconds * sampleRate).rounded())
-        }
-        return time
-    }
-}
-
 final class EffectRenderer: NodeRenderer {
     let makeKernel: EffectKernelFactory
     weak var unit: AVAudioUnit?
-    private let events = SPSCQueue<ParameterEvent>(capacity: 4096)
-    private var pending: ParameterEvent?
+    /// Parameter events from any thread, in time order (shared with the node's AUAudioUnit).
+    let scheduler = RenderEventScheduler()
     private let bypassFlag = Atomic<Bool>(false)
     /// The kernel of the current format (control side) and its format.
     private var kernel: EffectKernel?
@@ -79,9 +54,9 @@ final class EffectRenderer: NodeRenderer {
     var latencyFrames: Int { latency.load(ordering: .relaxed) }
     var tailTime: TimeInterval { kernel?.tailTime ?? 0 }
 
-    /// Any thread: queue a parameter change (dropped, never blocking, if 4096 are already queued).
+    /// Any thread: queue a parameter change (dropped and counted, never blocking, when full).
     func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
-        events.push(ParameterEvent(time: time, address: address, value: value, ramp: ramp))
+        scheduler.schedule(address: address, value: value, at: time, ramp: ramp)
     }
 
     /// The kernel for a format (created with the unit's current parameter values, or reused).
@@ -138,17 +113,18 @@ final class EffectRenderer: NodeRenderer {
             for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
         }
         let source = input ?? output
+        scheduler.collect(cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate)
         if isBypassed {
             if input != nil { output.copy(from: source, frames: frames) }
-            drainEvents(upTo: start + Int64(frames), cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate, kernel: kernel)
+            applyDueEvents(before: start + Int64(frames), kernel: kernel)
             output.frames = frames
             return
         }
         var done = 0
         while done < frames {
             // Apply every event due at or before this position; find the next boundary.
-            let next = applyDueEvents(at: start + Int64(done), cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate, kernel: kernel)
-            let n = min(frames - done, next.map { Int($0 - (start + Int64(done))) } ?? frames - done)
+            applyDueEvents(before: start + Int64(done) + 1, kernel: kernel)
+            let n = min(frames - done, scheduler.nextTime.map { Int($0 - (start + Int64(done))) } ?? frames - done)
             for c in 0..<channels {
                 state.inputPointers[c] = source.channels[min(c, source.channelCount - 1)] + done
                 state.outputPointers[c] = output.channels[c] + done
@@ -160,24 +136,12 @@ final class EffectRenderer: NodeRenderer {
         output.isSilent = false
     }
 
-    /// Applies queued events whose time is ≤ `position`; returns the time of the next queued event
-    /// that lies beyond `position` (within reach of this cycle), or nil.
-    private func applyDueEvents(at position: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) -> Int64? {
-        while true {
-            if pending == nil { pending = events.pop() }
-            guard let e = pending else { return nil }
-            let t = e.sampleTime(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
-            if t <= position {
-                kernel.setParameter(e.address, e.value, rampFrames: Int(e.ramp))
-                pending = nil
-                continue
-            }
-            return t
+    /// Applies the pending events due before `end` (the scheduler keeps them in time order).
+    @inline(__always)
+    private func applyDueEvents(before end: Int64, kernel: EffectKernel) {
+        while let e = scheduler.popDue(before: end) {
+            kernel.setParameter(e.request.address, e.request.value, rampFrames: Int(e.request.ramp))
         }
-    }
-
-    private func drainEvents(upTo end: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) {
-        _ = applyDueEvents(at: end, cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate, kernel: kernel)
     }
 
     /// Control side: the kernel clears its state at the start of the next cycle (never while

@@ -33,6 +33,8 @@ import Synchronization
 
 /// What an AVAudioUnit needs from its render object: parameter events, bypass, latency.
 protocol AudioUnitRenderer: AnyObject {
+    /// The render object's event scheduler (the node's AUAudioUnit schedules into it).
+    var scheduler: RenderEventScheduler { get }
     func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount)
     var isBypassed: Bool { get set }
     var latencyFrames: Int { get }
@@ -49,12 +51,12 @@ struct TimeEffectChange {
 }
 
 class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
-    private let events = SPSCQueue<ParameterEvent>(capacity: 4096)
+    /// Parameter events from any thread, in time order (shared with the node's AUAudioUnit).
+    let scheduler = RenderEventScheduler()
     /// Changes due later in the current cycle (render thread), in time order.
     private let changeCapacity = 4096
     private let changes: UnsafeMutablePointer<TimeEffectChange>
     private var changeCount = 0
-    private var pending: ParameterEvent?
     private let bypassFlag = Atomic<Bool>(false)
     private let resetRequested = Atomic<Bool>(false)
     private let latency = Atomic<Int>(0)
@@ -86,7 +88,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     /// Any thread: queue a parameter change (applied at the start of the next cycle that reaches it).
     func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
-        events.push(ParameterEvent(time: time, address: address, value: value, ramp: ramp))
+        scheduler.schedule(address: address, value: value, at: time, ramp: ramp)
     }
 
     // MARK: subclass hooks
@@ -238,21 +240,16 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         wasBypassed = bypassedThisCycle
         changeCount = 0
         let end = cycleStart + Int64(frames)
-        while true {
-            if pending == nil { pending = events.pop() }
-            guard let e = pending else { break }
-            let t = e.sampleTime(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
-            if t >= end { break }
-            let offset = Int(max(0, t - cycleStart))
+        scheduler.collect(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
+        while let e = scheduler.popDue(before: end) {
+            let offset = Int(max(0, e.sampleTime - cycleStart))
+            let r = e.request
             if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
-                apply(e.address, e.value, ramp: Int(e.ramp), dsp: dsp)
+                apply(r.address, r.value, ramp: Int(r.ramp), dsp: dsp)
             } else {
-                // (queued events are in time order; a late one is applied with its predecessor)
-                let last = changeCount > 0 ? changes[changeCount - 1].offset : 0
-                changes[changeCount] = TimeEffectChange(offset: max(offset, last), address: e.address, value: e.value, ramp: Int(e.ramp))
+                changes[changeCount] = TimeEffectChange(offset: offset, address: r.address, value: r.value, ramp: Int(r.ramp))
                 changeCount += 1
             }
-            pending = nil
         }
     }
 
