@@ -36,7 +36,8 @@ open class AUAudioUnit: NSObject {
     /// The scheduler every timed event of this unit goes through (shared with the render object
     /// of a built-in unit).
     private(set) var eventScheduler: RenderEventScheduler
-    /// The node of a built-in unit (its latency, tail, bypass and parameters live there).
+    /// The node of a built-in unit (BuiltInAudioUnit.swift: its latency, tail, bypass and
+    /// parameters live there).
     weak var owner: AVAudioUnit?
     /// What the render block needs, reachable without the unit (no retain cycle, no lookup).
     let renderContext: AURenderContext
@@ -72,13 +73,6 @@ open class AUAudioUnit: NSObject {
         try self.init(componentDescription: componentDescription, options: options)
     }
 
-    /// Built-in units: the node's parameters, its render object's scheduler.
-    convenience init(builtIn description: AudioComponentDescription, parameterTree: AUParameterTree?, scheduler: RenderEventScheduler?) {
-        try! self.init(componentDescription: description, options: [])
-        _parameterTree = parameterTree
-        if let scheduler { adopt(scheduler) }
-    }
-
     /// Uses a render object's scheduler (built-in units) instead of the unit's own.
     func adopt(_ scheduler: RenderEventScheduler) {
         eventScheduler = scheduler
@@ -91,21 +85,16 @@ open class AUAudioUnit: NSObject {
     open var componentDescription: AudioComponentDescription { storedDescription }
 
     /// "Manufacturer: Name", as registered (or Apple's name of a built-in unit).
-    open var componentName: String? {
-        if let owner { return "\(owner.manufacturerName): \(owner.name)" }
-        return AUAudioUnit.registration(for: storedDescription)?.name
-    }
+    open var componentName: String? { AUAudioUnit.registration(for: storedDescription)?.name }
 
     /// The unit's name (the part of `componentName` after the colon).
     open var audioUnitName: String? {
-        if let owner { return owner.name }
         guard let name = componentName else { return nil }
         return name.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
     }
 
     /// The manufacturer's name (the part of `componentName` before the colon).
     open var manufacturerName: String? {
-        if let owner { return owner.manufacturerName }
         guard let name = componentName, name.contains(":") else { return nil }
         return name.split(separator: ":", maxSplits: 1).first.map { String($0).trimmingCharacters(in: .whitespaces) }
     }
@@ -114,10 +103,7 @@ open class AUAudioUnit: NSObject {
     open var audioUnitShortName: String? { nil }
 
     /// The component's version, as registered.
-    open var componentVersion: UInt32 {
-        if let owner { return UInt32(owner.version) }
-        return AUAudioUnit.registration(for: storedDescription)?.version ?? 0
-    }
+    open var componentVersion: UInt32 { AUAudioUnit.registration(for: storedDescription)?.version ?? 0 }
 
     // MARK: Busses and render resources
 
@@ -163,9 +149,7 @@ open class AUAudioUnit: NSObject {
     open func setRenderResourcesAllocated(_ flag: Bool) { _renderResourcesAllocated = flag }
 
     /// Clears DSP state (delay lines, filter memories) and drops scheduled events.
-    open func reset() {
-        owner?.renderer.resetState()
-    }
+    open func reset() {}
 
     /// Whether the unit accepts `format` on a bus (`setFormat` asks before changing it).
     open func shouldChange(to format: AVAudioFormat, for bus: AUAudioUnitBus) -> Bool { true }
@@ -275,23 +259,15 @@ open class AUAudioUnit: NSObject {
     // MARK: Latency, tail, bypass
 
     /// Processing latency in seconds.
-    open var latency: TimeInterval { owner?.latency ?? 0 }
+    open var latency: TimeInterval { 0 }
 
     /// How long the unit keeps producing output after its input falls silent, in seconds.
-    open var tailTime: TimeInterval { owner?.tailTime ?? 0 }
+    open var tailTime: TimeInterval { 0 }
 
     /// Whether the effect is bypassed (units that implement bypass read it in their render block).
     open var shouldBypassEffect: Bool {
-        get {
-            if let e = owner as? AVAudioUnitEffect, e.isBuiltIn { return e.bypass }
-            if let e = owner as? AVAudioUnitTimeEffect, e.isBuiltIn { return e.bypass }
-            return _shouldBypassEffect
-        }
-        set {
-            if let e = owner as? AVAudioUnitEffect, e.isBuiltIn { e.bypass = newValue; return }
-            if let e = owner as? AVAudioUnitTimeEffect, e.isBuiltIn { e.bypass = newValue; return }
-            _shouldBypassEffect = newValue
-        }
+        get { _shouldBypassEffect }
+        set { _shouldBypassEffect = newValue }
     }
 
     /// Whether the unit draws its own view.

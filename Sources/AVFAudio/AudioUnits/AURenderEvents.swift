@@ -94,21 +94,19 @@ public enum AUAudioUnitBusType: Int, Sendable {
     case output = 2
 }
 
-// MARK: Error codes of audio units (AUComponent.h)
+// MARK: Error codes of audio units (AUComponent.h; FailedInitialization, FormatNotSupported and
+// InvalidPropertyValue are in CoreAudioTypes/AudioErrors.swift)
 
 public let kAudioUnitErr_InvalidProperty: OSStatus = -10879
 public let kAudioUnitErr_InvalidParameter: OSStatus = -10878
 public let kAudioUnitErr_InvalidElement: OSStatus = -10877
 public let kAudioUnitErr_NoConnection: OSStatus = -10876
-public let kAudioUnitErr_FailedInitialization: OSStatus = -10875
 public let kAudioUnitErr_TooManyFramesToProcess: OSStatus = -10874
 public let kAudioUnitErr_InvalidFile: OSStatus = -10871
-public let kAudioUnitErr_FormatNotSupported: OSStatus = -10868
 public let kAudioUnitErr_Uninitialized: OSStatus = -10867
 public let kAudioUnitErr_InvalidScope: OSStatus = -10866
 public let kAudioUnitErr_PropertyNotWritable: OSStatus = -10865
 public let kAudioUnitErr_CannotDoInCurrentContext: OSStatus = -10863
-public let kAudioUnitErr_InvalidPropertyValue: OSStatus = -10851
 public let kAudioUnitErr_PropertyNotInUse: OSStatus = -10850
 public let kAudioUnitErr_Initialized: OSStatus = -10849
 public let kAudioUnitErr_InvalidOfflineRender: OSStatus = -10848

@@ -25,14 +25,20 @@ open class AVAudioUnit: AVAudioNode {
     init(description: AudioComponentDescription, renderer: NodeRenderer, parameters: [AUParameter], inputs: Int = 1, outputs: Int = 1) {
         audioComponentDescription = description
         isBuiltIn = true
-        auAudioUnit = AUAudioUnit(builtIn: description, parameterTree: AUParameterTree.createTree(withChildren: parameters),
-                                  scheduler: (renderer as? AudioUnitRenderer)?.scheduler)
+        let tree = AUParameterTree.createTree(withChildren: parameters)
+        if let effect = renderer as? EffectRenderer {
+            auAudioUnit = BuiltInEffectAudioUnit(builtIn: description, parameterTree: tree, renderer: effect)
+        } else {
+            auAudioUnit = BuiltInAudioUnit(builtIn: description, parameterTree: tree, scheduler: (renderer as? AudioUnitRenderer)?.scheduler)
+        }
         super.init(renderer: renderer, inputs: inputs, outputs: outputs)
         auAudioUnit.owner = self
         for p in parameters {
             parameterByAddress[p.address] = p
-            p.sink = { [weak self] address, value, time, ramp in
-                self?.unitRenderer?.schedule(address: address, value: value, at: time, ramp: ramp)
+            // (the render object, not the node: a unit instantiated on its own outlives its node)
+            let target = renderer as? AudioUnitRenderer
+            p.sink = { [weak target] address, value, time, ramp in
+                target?.schedule(address: address, value: value, at: time, ramp: ramp)
             }
         }
     }
@@ -110,6 +116,7 @@ open class AVAudioUnit: AVAudioNode {
     /// Effects process in their input format: the output follows the input.
     override func didSetInputFormat(_ format: AVAudioFormat?, bus: AVAudioNodeBus) {
         if let format, bus == 0, outputFormats.count > 0 { outputFormats[0] = format }
+        if let format, bus == 0 { (auAudioUnit as? BuiltInAudioUnit)?.nodeFormatDidChange(format) }
     }
 
     /// Creates a parameter for a built-in unit.

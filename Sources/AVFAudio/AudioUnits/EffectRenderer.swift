@@ -31,6 +31,56 @@ class EffectKernel {
     var tailTime: TimeInterval { 0 }
 }
 
+extension EffectKernel {
+    /// Processes one cycle of `frames` frames that starts at sample time `start`, applying each
+    /// event of `events` (Apple's render-event list, in time order) at its frame: the cycle is
+    /// processed in segments between events. This is the one split loop of every built-in
+    /// effect, in the engine (EffectRenderer) and behind its AUAudioUnit's internal render block.
+    /// `input`/`output` hold the channels' base pointers (they may be the same memory);
+    /// `inputSegment`/`outputSegment` are scratch arrays of `channels` pointers. Render thread.
+    @inline(__always)
+    final func render(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
+                      channels: Int, frames: Int, start: Int64, events: UnsafePointer<AURenderEvent>?,
+                      inputSegment: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+                      outputSegment: UnsafeMutablePointer<UnsafeMutablePointer<Float>>) {
+        var event = events
+        var done = 0
+        while done < frames {
+            // Apply every event due at or before this frame; the next one bounds the segment.
+            while let e = event, e.pointee.head.eventSampleTime <= start + Int64(done) {
+                apply(e)
+                event = UnsafePointer(e.pointee.head.next)
+            }
+            let end = event.map { min(frames, Int($0.pointee.head.eventSampleTime - start)) } ?? frames
+            for c in 0..<channels {
+                inputSegment[c] = input[c] + done
+                outputSegment[c] = output[c] + done
+            }
+            process(input: UnsafePointer(inputSegment), output: UnsafePointer(outputSegment), channels: channels, frames: end - done)
+            done = end
+        }
+    }
+
+    /// Applies one parameter event (other event types are not for effects).
+    @inline(__always)
+    final func apply(_ e: UnsafePointer<AURenderEvent>) {
+        let type = e.pointee.head.eventType
+        if type == .parameter || type == .parameterRamp {
+            setParameter(e.pointee.parameter.parameterAddress, e.pointee.parameter.value, rampFrames: Int(e.pointee.parameter.rampDurationSampleFrames))
+        }
+    }
+
+    /// Applies every event of a list at once (a bypassed cycle).
+    @inline(__always)
+    final func apply(_ events: UnsafePointer<AURenderEvent>?) {
+        var event = events
+        while let e = event {
+            apply(e)
+            event = UnsafePointer(e.pointee.head.next)
+        }
+    }
+}
+
 final class EffectRenderer: NodeRenderer {
     let makeKernel: EffectKernelFactory
     weak var unit: AVAudioUnit?
@@ -77,16 +127,23 @@ final class EffectRenderer: NodeRenderer {
         /// The node's sample rate (host-time events convert with it; `cycle.sampleRate` is the
         /// engine output's, which a node upstream of a mixer's rate conversion does not run at).
         let sampleRate: Double
+        /// Channel pointers: the cycle's buffers, and the segments the kernel processes.
+        let inputBase: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        let outputBase: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         init(kernel: EffectKernel, channels: Int, sampleRate: Double) {
             self.kernel = kernel
             self.channels = channels
             self.sampleRate = sampleRate
+            inputBase = .allocate(capacity: max(1, channels))
+            outputBase = .allocate(capacity: max(1, channels))
             inputPointers = .allocate(capacity: max(1, channels))
             outputPointers = .allocate(capacity: max(1, channels))
         }
         deinit {
+            inputBase.deallocate()
+            outputBase.deallocate()
             inputPointers.deallocate()
             outputPointers.deallocate()
         }
@@ -114,34 +171,21 @@ final class EffectRenderer: NodeRenderer {
         }
         let source = input ?? output
         scheduler.collect(cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate)
+        let events = scheduler.eventList(before: start + Int64(frames), cycleStart: start)
         if isBypassed {
             if input != nil { output.copy(from: source, frames: frames) }
-            applyDueEvents(before: start + Int64(frames), kernel: kernel)
+            kernel.apply(events)
             output.frames = frames
             return
         }
-        var done = 0
-        while done < frames {
-            // Apply every event due at or before this position; find the next boundary.
-            applyDueEvents(before: start + Int64(done) + 1, kernel: kernel)
-            let n = min(frames - done, scheduler.nextTime.map { Int($0 - (start + Int64(done))) } ?? frames - done)
-            for c in 0..<channels {
-                state.inputPointers[c] = source.channels[min(c, source.channelCount - 1)] + done
-                state.outputPointers[c] = output.channels[c] + done
-            }
-            kernel.process(input: UnsafePointer(state.inputPointers), output: UnsafePointer(state.outputPointers), channels: channels, frames: n)
-            done += n
+        for c in 0..<channels {
+            state.inputBase[c] = source.channels[min(c, source.channelCount - 1)]
+            state.outputBase[c] = output.channels[c]
         }
+        kernel.render(input: UnsafePointer(state.inputBase), output: UnsafePointer(state.outputBase), channels: channels, frames: frames,
+                      start: start, events: events, inputSegment: state.inputPointers, outputSegment: state.outputPointers)
         output.frames = frames
         output.isSilent = false
-    }
-
-    /// Applies the pending events due before `end` (the scheduler keeps them in time order).
-    @inline(__always)
-    private func applyDueEvents(before end: Int64, kernel: EffectKernel) {
-        while let e = scheduler.popDue(before: end) {
-            kernel.setParameter(e.request.address, e.request.value, rampFrames: Int(e.request.ramp))
-        }
     }
 
     /// Control side: the kernel clears its state at the start of the next cycle (never while

@@ -17,9 +17,10 @@
 // events arrive does not matter, and an immediate event is never held up behind one scheduled
 // for later (the failure of a plain FIFO whose head is a future event).
 //
-// Consumers then take the events due before a position: one at a time (`next`/`popDue`, for
-// kernels that split their processing at each event), or as Apple's `AURenderEvent` linked list
-// (`eventList`, for an `AUInternalRenderBlock`), built in preallocated nodes. An event whose time
+// Consumers then take the events due in the cycle as Apple's `AURenderEvent` linked list
+// (`eventList`, built in preallocated nodes): client units' internal render blocks, the built-in
+// effects (EffectKernel.render splits the cycle at each event) and the time effects all read the
+// same list. An event whose time
 // is already past (scheduled for a sample the unit has rendered) is due at the cycle's first frame.
 //
 // Storage: the pending list is sorted with the earliest event last, so taking the next event is a
@@ -147,10 +148,6 @@ final class RenderEventScheduler {
     /// Whether an event is pending.
     @inline(__always)
     var isEmpty: Bool { count == 0 }
-
-    /// The resolved time of the next pending event, if any.
-    @inline(__always)
-    var nextTime: Int64? { count > 0 ? pending[count - 1].sampleTime : nil }
 
     /// Takes the next event if it is due before `end` (its time < `end`).
     @inline(__always)

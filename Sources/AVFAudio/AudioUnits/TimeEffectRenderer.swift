@@ -9,7 +9,9 @@
 // DESIGN NOTE — sample-accurate parameter changes in a node that changes time
 // ---------------------------------------------------------------------------
 // Parameter events are stamped with sample times on the node's *output* timeline. At the start
-// of a cycle (`beginCycle`, called from `inputFrames`), events due at the cycle's first frame are
+// of a cycle (`beginCycle`, called from `inputFrames`), the unit's RenderEventScheduler (the one
+// scheduler of every audio unit, RenderEventScheduler.swift) hands over the events due in the
+// cycle as Apple's AURenderEvent list, in time order; those due at the cycle's first frame are
 // applied, and those due later in the cycle are moved to `changes` with their offset. `render`
 // then processes the cycle in segments — [0, k1), apply the change at k1, [k1, k2), ... — so a
 // change takes effect at exactly the output frame it was scheduled for (for the varispeed, whose
@@ -241,13 +243,19 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         changeCount = 0
         let end = cycleStart + Int64(frames)
         scheduler.collect(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
-        while let e = scheduler.popDue(before: end) {
-            let offset = Int(max(0, e.sampleTime - cycleStart))
-            let r = e.request
+        // The cycle's events, as every unit gets them: Apple's render-event list, in time order.
+        var event = scheduler.eventList(before: end, cycleStart: cycleStart)
+        while let e = event {
+            event = UnsafePointer(e.pointee.head.next)
+            let type = e.pointee.head.eventType
+            guard type == .parameter || type == .parameterRamp else { continue }
+            let p = e.pointee.parameter
+            let offset = Int(p.eventSampleTime - cycleStart)
             if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
-                apply(r.address, r.value, ramp: Int(r.ramp), dsp: dsp)
+                apply(p.parameterAddress, p.value, ramp: Int(p.rampDurationSampleFrames), dsp: dsp)
             } else {
-                changes[changeCount] = TimeEffectChange(offset: offset, address: r.address, value: r.value, ramp: Int(r.ramp))
+                changes[changeCount] = TimeEffectChange(offset: offset, address: p.parameterAddress, value: p.value,
+                                                        ramp: Int(p.rampDurationSampleFrames))
                 changeCount += 1
             }
         }
