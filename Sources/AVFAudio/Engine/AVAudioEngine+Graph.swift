@@ -1,0 +1,104 @@
+// AVAudioEngine graph model: connections, format propagation, cycle checks (control side).
+//
+// Every function here is called with the engine lock held.
+import Synchronization
+
+extension AVAudioEngine {
+    func connectInternal(_ source: AVAudioNode, fromBus sourceBus: AVAudioNodeBus, to destinations: [(AVAudioNode, AVAudioNodeBus)],
+                                 format: AVAudioFormat?, replacingOutputs: Bool) {
+        requireAttached(source, "connect")
+        precondition(sourceBus >= 0 && sourceBus < source.numberOfOutputs,
+                     "AVAudioEngine.connect: \(source) has \(source.numberOfOutputs) output bus(es); bus \(sourceBus) does not exist")
+        let connectionFormat = format ?? source.outputFormat(forBus: sourceBus)
+        precondition(connectionFormat.isPCM && connectionFormat.processingSampleType != nil,
+                     "AVAudioEngine.connect: \(source) bus \(sourceBus): connection format \(connectionFormat) is not a PCM common format")
+        for (destination, bus) in destinations {
+            requireAttached(destination, "connect")
+            if let mixer = destination as? AVAudioMixerNode { mixer.ensureInputBus(bus) }
+            precondition(bus >= 0 && bus < destination.numberOfInputs,
+                         "AVAudioEngine.connect: \(destination) has \(destination.numberOfInputs) input bus(es); bus \(bus) does not exist (source \(source) bus \(sourceBus))")
+            precondition(!reaches(from: destination, to: source) && destination !== source,
+                         "AVAudioEngine.connect: connecting \(source) bus \(sourceBus) to \(destination) bus \(bus) would create a cycle")
+            if let reason = destination.willSetInputFormat(connectionFormat, bus: bus) {
+                preconditionFailure("AVAudioEngine.connect: \(destination) input bus \(bus) cannot take \(connectionFormat) from \(source) bus \(sourceBus): \(reason)")
+            }
+        }
+        if let reason = source.willSetOutputFormat(connectionFormat, bus: sourceBus) {
+            preconditionFailure("AVAudioEngine.connect: \(source) output bus \(sourceBus) cannot produce \(connectionFormat): \(reason)")
+        }
+        if replacingOutputs {
+            for (key, connection) in connections where connection.source === source && connection.sourceBus == sourceBus {
+                connections[key] = nil
+                connection.destination.inputFormats[connection.destinationBus] = nil
+                connection.destination.didSetInputFormat(nil, bus: connection.destinationBus)
+            }
+        }
+        source.outputFormats[sourceBus] = connectionFormat
+        // The source's other connections from this bus take the new format too.
+        for (key, connection) in connections where connection.source === source && connection.sourceBus == sourceBus {
+            connections[key] = Connection(source: source, sourceBus: sourceBus, destination: connection.destination,
+                                          destinationBus: connection.destinationBus, format: connectionFormat)
+            connection.destination.inputFormats[connection.destinationBus] = connectionFormat
+            connection.destination.didSetInputFormat(connectionFormat, bus: connection.destinationBus)
+        }
+        for (destination, bus) in destinations {
+            let key = InputKey(node: ObjectIdentifier(destination), bus: bus)
+            connections[key] = Connection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: bus, format: connectionFormat)
+            destination.inputFormats[bus] = connectionFormat
+            destination.didSetInputFormat(connectionFormat, bus: bus)
+            propagateFormat(from: destination)
+        }
+    }
+
+    /// After a node's input format changed, nodes that adopt their input format for their output
+    /// (effects) pass the change downstream.
+    func propagateFormat(from node: AVAudioNode) {
+        for bus in 0..<node.numberOfOutputs {
+            let format = node.outputFormats[bus]
+            for (key, connection) in connections where connection.source === node && connection.sourceBus == bus && connection.format != format {
+                connections[key] = Connection(source: node, sourceBus: bus, destination: connection.destination,
+                                              destinationBus: connection.destinationBus, format: format)
+                connection.destination.inputFormats[connection.destinationBus] = format
+                connection.destination.didSetInputFormat(format, bus: connection.destinationBus)
+                propagateFormat(from: connection.destination)
+            }
+        }
+    }
+
+    /// The output node's format changed (device opened, manual rendering enabled or disabled):
+    /// a mixer feeding it follows, as Apple's main mixer does.
+    func outputNodeFormatDidChange() {
+        guard let c = connection(into: outputNode, bus: 0), c.source is AVAudioMixerNode else { return }
+        let format = outputNode.outputFormat(forBus: 0)
+        guard !c.format.hasSameRateAndChannels(as: format) else { return }
+        connectInternal(c.source, fromBus: c.sourceBus, to: [(outputNode, 0)], format: format, replacingOutputs: false)
+    }
+
+    /// Whether audio flows from `start` to `target` through existing connections.
+    func reaches(from start: AVAudioNode, to target: AVAudioNode) -> Bool {
+        var stack = [start]
+        var seen: Set<ObjectIdentifier> = []
+        while let node = stack.popLast() {
+            if node === target { return true }
+            guard seen.insert(ObjectIdentifier(node)).inserted else { continue }
+            for connection in connections.values where connection.source === node { stack.append(connection.destination) }
+        }
+        return false
+    }
+
+    func disconnectAll(of node: AVAudioNode) {
+        for (key, connection) in connections where connection.source === node || connection.destination === node { removeConnection(key) }
+    }
+
+    func removeConnection(_ key: InputKey) {
+        guard let connection = connections.removeValue(forKey: key) else { return }
+        connection.destination.inputFormats[connection.destinationBus] = nil
+        connection.destination.didSetInputFormat(nil, bus: connection.destinationBus)
+    }
+
+    /// Internal: the connection into (node, bus).
+    func connection(into node: AVAudioNode, bus: AVAudioNodeBus) -> Connection? {
+        connections[InputKey(node: ObjectIdentifier(node), bus: bus)]
+    }
+
+}

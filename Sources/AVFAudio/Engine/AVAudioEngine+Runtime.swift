@@ -1,0 +1,218 @@
+// AVAudioEngine runtime: prepare/start/pause/stop/reset, the output device, render cycles.
+//
+// See RenderCore/RenderPlan.swift for the threading design.
+import Synchronization
+
+extension AVAudioEngine {
+    // MARK: Running
+
+    /// Implementation of `prepare()` (the public method is in AVAudioEngine.swift).
+    func prepareEngine() {
+        lock.lock(); defer { lock.unlock() }
+        prepared = true
+        exchange.publish(compilePlan())
+    }
+
+    /// Implementation of `start()` (the public method is in AVAudioEngine.swift).
+    func startEngine() throws {
+        lock.lock(); defer { lock.unlock() }
+        guard !running else { return }
+        if let mode = manualMode {
+            prepared = true
+            exchange.publish(compilePlan())
+            running = true
+            if mode == .realtime { startDispatcher() }
+            return
+        }
+        let device = try openDevice()
+        outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate, channels: AVAudioChannelCount(device.channelCount))
+        outputNodeFormatDidChange()
+        prepared = true
+        exchange.publish(compilePlan())
+        startDispatcher()
+        let channels = device.channelCount
+        do {
+            try device.start { [unowned self] output, frames, hostTime in
+                self.renderDeviceCycle(into: output, channels: channels, frames: frames, hostTime: hostTime)
+            }
+        } catch {
+            dispatcher?.stop()
+            dispatcher = nil
+            // Apple: com.apple.coreaudio.avfaudio -10851 when the output unit cannot be set up
+            // (evidence in Types/AVAudioErrors.swift).
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
+                                "AVAudioEngine could not start the output device \(device.name): \((error as NSError).localizedDescription)",
+                                userInfo: [NSUnderlyingErrorKey: error])
+        }
+        running = true
+    }
+
+    /// The output device, opened on first use; it reports configuration changes to the engine.
+    func openDevice() throws -> AudioOutputDevice {
+        if let device { return device }
+        let device = try AudioDeviceRegistry.defaultOutputDevice()
+        device.configurationChangeHandler = { [weak self] in
+            guard let self else { return }
+            // Off the device's thread, and never under its lock: the engine takes its own lock.
+            let engine = UncheckedSendable(self)
+            DispatchQueue.global(qos: .userInitiated).async { engine.value.outputDeviceConfigurationDidChange() }
+        }
+        self.device = device
+        return device
+    }
+
+    /// The device's format or route changed: as on Apple platforms the engine stops, the output
+    /// node takes the device's new format (the main mixer follows), and
+    /// `.AVAudioEngineConfigurationChange` is posted with the engine as its object; the client
+    /// reconnects what it needs and calls `start()` again.
+    func outputDeviceConfigurationDidChange() {
+        lock.lock()
+        stopRendering()
+        if manualMode == nil, let device {
+            outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate,
+                                                    channels: AVAudioChannelCount(device.channelCount))
+            outputNodeFormatDidChange()
+            if prepared { exchange.publish(compilePlan()) }
+        }
+        lock.unlock()
+        NotificationCenter.default.post(name: .AVAudioEngineConfigurationChange, object: self)
+    }
+
+    /// Makes the null output device behave as if its hardware format changed (for testing how an
+    /// app handles `.AVAudioEngineConfigurationChange` on a machine without a sound card; not part
+    /// of Apple's API). The engine stops and posts the notification asynchronously.
+    /// Throws when no device can be opened, or when the output is a real device.
+    public func _simulateOutputDeviceConfigurationChange(sampleRate: Double, channelCount: AVAudioChannelCount) throws {
+        lock.lock()
+        let opened: AudioOutputDevice
+        do { opened = try openDevice() } catch { lock.unlock(); throw error }
+        lock.unlock()
+        guard let null = opened as? NullAudioDevice else {
+            throw NSError(domain: NSOSStatusErrorDomain, code: -50, userInfo: [
+                NSLocalizedDescriptionKey: "only the null output device can simulate a configuration change (the output is \(opened.name))",
+            ])
+        }
+        // (outside the engine's lock: the device joins its thread, then calls the handler)
+        null.changeConfiguration(sampleRate: sampleRate, channelCount: Int(channelCount))
+    }
+
+    /// Implementation of `pause()` (the public method is in AVAudioEngine.swift).
+    func pauseEngine() {
+        lock.lock(); defer { lock.unlock() }
+        stopRendering()
+    }
+
+    /// Implementation of `stop()` (the public method is in AVAudioEngine.swift).
+    func stopEngine() {
+        lock.lock(); defer { lock.unlock() }
+        stopRendering()
+        prepared = false
+        exchange.clear()
+        for node in nodes.values { (node as? AVAudioPlayerNode)?.engineDidStop() }
+    }
+
+    /// Implementation of `reset()` (the public method is in AVAudioEngine.swift).
+    func resetEngine() {
+        lock.lock(); defer { lock.unlock() }
+        for node in nodes.values { node.reset() }
+    }
+
+    func stopRendering() {
+        guard running else { return }
+        device?.stop()
+        running = false
+        dispatcher?.stop()
+        dispatcher = nil
+        events.drain()
+        exchange.collectRetired()
+    }
+
+    func startDispatcher() {
+        let dispatcher = EventDispatcher(events: events)
+        self.dispatcher = dispatcher
+        dispatcher.start()
+    }
+
+    /// The latency from the output node to the listener, in seconds.
+    var outputPresentationLatency: TimeInterval { device?.presentationLatency ?? 0 }
+
+    // MARK: Rendering (render thread)
+
+    func renderDeviceCycle(into output: UnsafePointer<UnsafeMutablePointer<Float>>, channels: Int, frames: Int, hostTime: UInt64) {
+        let plan = exchange.planForCycle()
+        let sampleTime = renderSampleTime
+        renderSampleTime += Int64(frames)
+        guard let plan, let source = plan.outputSource, frames <= plan.maximumFrames else {
+            for c in 0..<channels { output[c].update(repeating: 0, count: frames) }
+            return
+        }
+        _ = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime, outputRate: outputNode.outputRate,
+                        isOffline: false, events: events)
+        let n = min(channels, source.channelCount)
+        for c in 0..<n { output[c].update(from: source.channels[c], count: frames) }
+        for c in n..<channels { output[c].update(repeating: 0, count: frames) }
+    }
+
+    /// Manual rendering: renders `frames` frames into a planar Float32 destination.
+    /// Returns (status, the source buffer) for the caller to convert.
+    func renderManualCycle(frames: Int) -> (AVAudioEngineManualRenderingStatus, RenderBuffer?) {
+        let plan = exchange.planForCycle()
+        let sampleTime = manualSampleTime.load(ordering: .relaxed)
+        manualSampleTime.store(sampleTime + Int64(frames), ordering: .relaxed)
+        guard let plan else { return (.success, nil) }
+        let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: HostClock.now(),
+                                       outputRate: outputNode.outputRate, isOffline: manualMode == .offline, events: events)
+        return (insufficient ? .insufficientDataFromInputNode : .success, plan.outputSource)
+    }
+
+    // MARK: Graph changes
+
+    /// Recompiles and republishes the plan when the engine is prepared or running.
+    func graphDidChange() {
+        lock.lock(); defer { lock.unlock() }
+        guard prepared || running else { return }
+        exchange.publish(compilePlan())
+    }
+
+    /// The largest cycle the plan must render.
+    var maximumCycleFrames: Int {
+        if manualMode != nil { return Int(_manualMaximumFrames) }
+        return device?.bufferFrames ?? 4096
+    }
+
+    // MARK: Manual rendering (state; the API is in AVAudioEngine+ManualRendering.swift)
+
+    var manualRenderingState: (mode: AVAudioEngineManualRenderingMode?, format: AVAudioFormat?, maximumFrames: AVAudioFrameCount) {
+        (manualMode, _manualFormat, _manualMaximumFrames)
+    }
+
+    func setManualRendering(_ mode: AVAudioEngineManualRenderingMode?, format: AVAudioFormat?, maximumFrames: AVAudioFrameCount) {
+        manualMode = mode
+        _manualFormat = format
+        _manualMaximumFrames = maximumFrames
+        manualSampleTime.store(0, ordering: .relaxed)
+        // Scratch for converting the output: a pointer per channel, and a silent channel.
+        manualChannelPointers.deallocate()
+        manualChannelPointers = .allocate(capacity: max(1, Int(format?.channelCount ?? 1)))
+        manualSilence.pointee.deallocate()
+        manualSilence.pointee = .allocate(capacity: max(1, Int(maximumFrames)))
+        manualSilence.pointee.initialize(repeating: 0, count: max(1, Int(maximumFrames)))
+    }
+
+    /// Output-conversion scratch for manual rendering (allocated when the mode is set).
+    var manualChannelPointers: UnsafeMutablePointer<UnsafeMutableRawPointer> {
+        get { _manualChannelPointers }
+        set { _manualChannelPointers = newValue }
+    }
+    var createdInputNode: AVAudioInputNode? { _inputNode }
+
+    var currentManualSampleTime: Int64 { manualSampleTime.load(ordering: .relaxed) }
+    var isRunningUnlocked: Bool { running }
+    var isPreparedOrRunning: Bool { prepared || running }
+
+    func drainEventsAfterOfflineRender() {
+        events.drain()
+        exchange.collectRetired()
+    }
+
+}
