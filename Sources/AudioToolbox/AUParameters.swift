@@ -64,9 +64,9 @@ open class AUParameter: AUParameterNode {
     public let dependentParameters: [NSNumber]?
     private var storedValue: AUValue
     /// Set by the owning unit: where changes go (the render object).
-    var sink: ((AUParameterAddress, AUValue, AUEventSampleTime, AUAudioFrameCount) -> Void)?
+    package var sink: ((AUParameterAddress, AUValue, AUEventSampleTime, AUAudioFrameCount) -> Void)?
 
-    init(identifier: String, name: String, address: AUParameterAddress, min: AUValue, max: AUValue,
+    package init(identifier: String, name: String, address: AUParameterAddress, min: AUValue, max: AUValue,
          unit: AudioUnitParameterUnit, unitName: String?, flags: AudioUnitParameterOptions,
          valueStrings: [String]?, dependentParameters: [NSNumber]?, value: AUValue? = nil) {
         self.address = address
@@ -107,7 +107,7 @@ open class AUParameter: AUParameterNode {
     }
 
     /// Internal: update the stored value without forwarding (the render side already has it).
-    func setStoredValue(_ value: AUValue) { storedValue = value }
+    package func setStoredValue(_ value: AUValue) { storedValue = value }
 
     open func string(fromValue value: UnsafePointer<AUValue>?) -> String {
         let v = value?.pointee ?? storedValue
@@ -122,7 +122,7 @@ open class AUParameter: AUParameterNode {
 }
 
 /// Marks an event time that is a host time, not a sample time (internal encoding).
-let hostTimeFlag = AUEventSampleTime(bitPattern: 0x4000_0000_0000_0000)
+package let hostTimeFlag = AUEventSampleTime(bitPattern: 0x4000_0000_0000_0000)
 
 /// A group of parameters.
 open class AUParameterGroup: AUParameterNode {

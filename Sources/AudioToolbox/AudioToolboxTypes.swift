@@ -9,6 +9,14 @@ public typealias AudioUnitParameterID = UInt32
 public typealias AudioUnitScope = UInt32
 public typealias AudioUnitElement = UInt32
 
+/// A sample time on an audio unit's render timeline (AUAudioUnit.h).
+public typealias AUEventSampleTime = Int64
+
+/// A MIDI event delivered to a MIDI tap (`connectMIDI(...block:)`): sample time, cable, length,
+/// bytes; returns noErr.
+public typealias AUMIDIOutputEventBlock = (_ eventSampleTime: AUEventSampleTime, _ cable: UInt8, _ length: Int,
+                                           _ midiBytes: UnsafePointer<UInt8>) -> OSStatus
+
 /// Schedule a parameter change at the start of the next render cycle (plus an offset added to it).
 public let AUEventSampleTimeImmediate: AUEventSampleTime = AUEventSampleTime(bitPattern: 0xFFFF_FFFF_0000_0000)
 
