@@ -42,25 +42,19 @@ public struct AudioComponentDescription: Equatable, Hashable, Sendable {
     }
 }
 
-/// The unit of a parameter's value.
-public enum AudioUnitParameterUnit: UInt32, Sendable {
-    case generic = 0, indexed, boolean, percent, seconds, sampleFrames, phase, rate, hertz, cents
-    case relativeSemiTones, midiNoteNumber, midiController, decibels, linearGain, degrees
-    case equalPowerCrossfade, mixerFaderCurve1, pan, meters, absoluteCents, octaves, BPM, beats
-    case milliseconds, ratio, customUnit, midi2Controller
-}
+// `AudioUnitParameterUnit` and `AudioUnitParameterOptions`: AudioUnitParameterOptions.swift.
 
-/// Parameter flags.
-public struct AudioUnitParameterOptions: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static let flag_CanRamp = AudioUnitParameterOptions(rawValue: 1 << 25)
-    public static let flag_IsHighResolution = AudioUnitParameterOptions(rawValue: 1 << 23)
-    public static let flag_IsReadable = AudioUnitParameterOptions(rawValue: 1 << 30)
-    public static let flag_IsWritable = AudioUnitParameterOptions(rawValue: 1 << 31)
-    public static let flag_DisplayLogarithmic = AudioUnitParameterOptions(rawValue: 1 << 22)
-    public static let flag_ExpertMode = AudioUnitParameterOptions(rawValue: 1 << 24)
-}
+// MARK: Scopes (AUComponent.h)
+
+/// The scope of a v2 audio unit's properties and parameters.
+public let kAudioUnitScope_Global: AudioUnitScope = 0
+public let kAudioUnitScope_Input: AudioUnitScope = 1
+public let kAudioUnitScope_Output: AudioUnitScope = 2
+public let kAudioUnitScope_Group: AudioUnitScope = 3
+public let kAudioUnitScope_Part: AudioUnitScope = 4
+public let kAudioUnitScope_Note: AudioUnitScope = 5
+public let kAudioUnitScope_Layer: AudioUnitScope = 6
+public let kAudioUnitScope_LayerItem: AudioUnitScope = 7
 
 // MARK: Component types, subtypes, manufacturer
 
