@@ -1,178 +1,265 @@
-// AUParameter, AUParameterGroup, AUParameterTree: the parameter objects of an audio unit.
+// AUParameterNode: what parameters and groups of an audio unit's parameter tree share — identity
+// (identifier, key path, display name), observers, and the implementor hooks through which an
+// audio unit's implementation stores and supplies values (AudioToolbox's AUParameters.h and
+// AUAudioUnitImplementation.h). AUParameter is in AUParameter.swift, groups and the tree in
+// AUParameterGroup.swift, the factory methods in AUParameterTree+Factory.swift.
 //
-// A parameter's value lives on the control side; setting it forwards the change to the unit's
-// render object (through the unit's lock-free parameter queue), where it takes effect at the start
-// of the next render cycle — or at an exact sample with `AUAudioUnit.scheduleParameterBlock`.
+// Threading (design note)
+// * Any thread may set values, add and remove observers, or set implementor hooks. Each node
+//   keeps its observers and hooks behind its own lock; the lock is never held while client code
+//   (an observer, a hook) runs: callers take a snapshot, release the lock, then call.
+// * A value set on the control side (`value = `, `setValue(_:originator:...)`) calls the unit's
+//   `implementorValueObserver` and then the observers of the parameter and of every group above
+//   it, synchronously on the setting thread, skipping the observer whose token is the originator.
+//   Apple documents only that observers run "in an arbitrary thread context"; calling them on the
+//   setter's thread is one such context and keeps "set, then read what observers saw" ordered.
+// * A value changed on the render side (automation applied by the DSP, through the package hook
+//   `AUParameter.noteRenderValue(_:)`) only stores the value and raises two atomic flags; the
+//   parameter notifier's thread delivers it to observers (not to the implementor, whose change it
+//   is) about every 10 ms — asynchronously, on the control side, as Apple's throttled observers.
+//   See ParameterChangeNotifier.swift.
+// * Parameter values are stored atomically (the bits of a Float), so the render thread and any
+//   control thread read and write them without a lock.
+import Synchronization
 
-public typealias AUParameterObserver = (AUParameterAddress, AUValue) -> Void
-public typealias AUParameterObserverToken = UnsafeMutableRawPointer
+/// A value of an audio unit parameter.
+public typealias AUValue = Float
+/// Numeric identifier of an audio unit parameter. Addresses are not necessarily persistent unless
+/// the unit promises so; hosts should bind to key paths.
+public typealias AUParameterAddress = UInt64
 
-/// How a host-time automation event is meant (Apple's enum; values are stored for observers).
+/// Identifies the different types of parameter automation events.
 public enum AUParameterAutomationEventType: UInt32, Sendable {
-    case value = 0, touch = 1, release = 2
+    /// The event contains an updated value for the parameter.
+    case value = 0
+    /// The event marks an initial "touch" gesture on a UI element.
+    case touch = 1
+    /// The event marks a final "release" gesture on a UI element.
+    case release = 2
 }
 
-/// A node of a parameter tree.
-open class AUParameterNode: NSObject {
-    public let identifier: String
-    public let displayName: String
-    weak var parent: AUParameterNode?
-    private var observers: [(token: AUParameterObserverToken, block: AUParameterObserver)] = []
-    private var nextToken = 1
+/// An event recording the change of a parameter at a host time.
+public struct AURecordedParameterEvent: Sendable {
+    /// The host time at which the event occurred.
+    public var hostTime: UInt64
+    /// The address of the parameter whose value changed.
+    public var address: AUParameterAddress
+    /// The value of the parameter at that time.
+    public var value: AUValue
 
-    init(identifier: String, displayName: String) {
-        self.identifier = identifier
-        self.displayName = displayName
+    public init() { hostTime = 0; address = 0; value = 0 }
+    public init(hostTime: UInt64, address: AUParameterAddress, value: AUValue) {
+        self.hostTime = hostTime
+        self.address = address
+        self.value = value
+    }
+}
+
+/// An event recording the change of a parameter, or a touch/release gesture, at a host time.
+public struct AUParameterAutomationEvent: Sendable {
+    /// The host time at which the event occurred.
+    public var hostTime: UInt64
+    /// The address of the parameter whose value changed.
+    public var address: AUParameterAddress
+    /// The value of the parameter at that time.
+    public var value: AUValue
+    /// The type of the event.
+    public var eventType: AUParameterAutomationEventType
+    public var reserved: UInt64
+
+    public init() { hostTime = 0; address = 0; value = 0; eventType = .value; reserved = 0 }
+    public init(hostTime: UInt64, address: AUParameterAddress, value: AUValue, eventType: AUParameterAutomationEventType,
+                reserved: UInt64) {
+        self.hostTime = hostTime
+        self.address = address
+        self.value = value
+        self.eventType = eventType
+        self.reserved = reserved
+    }
+}
+
+/// Called after the value of a parameter has changed: its address and current value.
+public typealias AUParameterObserver = (_ address: AUParameterAddress, _ value: AUValue) -> Void
+/// Called to record parameter changes: the number of events and the events.
+public typealias AUParameterRecordingObserver = (_ numberEvents: Int, _ events: UnsafePointer<AURecordedParameterEvent>) -> Void
+/// Called to record parameter changes and gestures: the number of events and the events.
+public typealias AUParameterAutomationObserver = (_ numberEvents: Int, _ events: UnsafePointer<AUParameterAutomationEvent>) -> Void
+/// A token representing an installed observer; pass it to `removeParameterObserver(_:)`, or as the
+/// originator of a change that observer should not hear about.
+public typealias AUParameterObserverToken = UnsafeMutableRawPointer
+
+/// Notifies an audio unit implementation that a host changed a parameter's value.
+public typealias AUImplementorValueObserver = (_ param: AUParameter, _ value: AUValue) -> Void
+/// Fetches a parameter's current value from an audio unit implementation.
+public typealias AUImplementorValueProvider = (_ param: AUParameter) -> AUValue
+/// Converts a parameter's value (nil: the current value) to a string.
+public typealias AUImplementorStringFromValueCallback = (_ param: AUParameter, _ value: UnsafePointer<AUValue>?) -> String
+/// Converts a string to a parameter's value.
+public typealias AUImplementorValueFromStringCallback = (_ param: AUParameter, _ string: String) -> AUValue
+/// Returns a node's display name abbreviated to the requested length.
+public typealias AUImplementorDisplayNameWithLengthCallback = (_ node: AUParameterNode, _ desiredLength: Int) -> String
+
+/// A node of an audio unit's parameter tree: an `AUParameter` or an `AUParameterGroup`.
+open class AUParameterNode: NSObject {
+    /// What a node keeps behind its lock.
+    struct State {
+        var observers: [(token: AUParameterObserverToken, observer: Observer)] = []
+        var valueObserver: AUImplementorValueObserver?
+        var valueProvider: AUImplementorValueProvider?
+        var stringFromValue: AUImplementorStringFromValueCallback?
+        var valueFromString: AUImplementorValueFromStringCallback?
+        var displayNameWithLength: AUImplementorDisplayNameWithLengthCallback?
+    }
+
+    enum Observer {
+        case value(AUParameterObserver)
+        case recording(AUParameterRecordingObserver)
+        case automation(AUParameterAutomationObserver)
+    }
+
+    private let nodeIdentifier: String
+    private let nodeDisplayName: String
+    /// The group this node belongs to (set once, when the group is created).
+    weak var parent: AUParameterNode?
+    let state = Mutex(State())
+
+    package init(identifier: String, displayName: String) {
+        nodeIdentifier = identifier
+        nodeDisplayName = displayName
         super.init()
     }
 
-    /// The node's dotted path from the tree's root ("group.parameter").
+    deinit {
+        let count = state.withLock { $0.observers.count }
+        if count > 0 { ParameterChangeNotifier.shared.observersRemoved(count) }
+    }
+
+    /// A non-localized, permanent name, unique among the node's siblings.
+    open var identifier: String { nodeIdentifier }
+
+    /// The identifiers of the node's parents and its own, separated by periods (the tree itself
+    /// contributes nothing): "lfo.rate".
     open var keyPath: String {
-        guard let parent, !(parent is AUParameterTree) else { return identifier }
+        guard let parent, !(parent is AUParameterTree), !parent.identifier.isEmpty else { return identifier }
         return parent.keyPath + "." + identifier
     }
 
-    open func displayName(withLength maximumLength: Int) -> String { String(displayName.prefix(maximumLength)) }
+    /// The localized name to display.
+    open var displayName: String { nodeDisplayName }
 
-    /// Adds an observer of value changes below this node; returns a token to remove it.
+    /// The display name abbreviated to about `maximumLength` characters: what
+    /// `implementorDisplayNameWithLengthCallback` returns, or (Apple's default) `displayName`.
+    open func displayName(withLength maximumLength: Int) -> String {
+        if let callback = state.withLock({ $0.displayNameWithLength }) { return callback(self, maximumLength) }
+        return displayName
+    }
+
+    // MARK: Observers
+
+    /// Adds an observer of value changes of this parameter, or of every parameter of this group or
+    /// tree. Returns a token for `removeParameterObserver(_:)` and for `setValue(_:originator:)`.
     open func token(byAddingParameterObserver observer: @escaping AUParameterObserver) -> AUParameterObserverToken {
-        let token = UnsafeMutableRawPointer(bitPattern: nextToken)!
-        nextToken += 1
-        observers.append((token, observer))
+        add(.value(observer))
+    }
+
+    /// Adds an observer that receives changes as `AURecordedParameterEvent`s (with host times).
+    open func token(byAddingParameterRecordingObserver observer: @escaping AUParameterRecordingObserver) -> AUParameterObserverToken {
+        add(.recording(observer))
+    }
+
+    /// Adds an observer that receives changes and touch/release gestures as
+    /// `AUParameterAutomationEvent`s (with host times and event types).
+    open func token(byAddingParameterAutomationObserver observer: @escaping AUParameterAutomationObserver) -> AUParameterObserverToken {
+        add(.automation(observer))
+    }
+
+    /// Removes an observer added to this node. Unknown tokens are ignored.
+    open func removeParameterObserver(_ token: AUParameterObserverToken) {
+        let removed = state.withLock { s -> Int in
+            let before = s.observers.count
+            s.observers.removeAll { $0.token == token }
+            return before - s.observers.count
+        }
+        if removed > 0 { ParameterChangeNotifier.shared.observersRemoved(removed) }
+    }
+
+    private func add(_ observer: Observer) -> AUParameterObserverToken {
+        let token = ParameterChangeNotifier.shared.makeToken()
+        state.withLock { $0.observers.append((token, observer)) }
+        ParameterChangeNotifier.shared.observerAdded()
         return token
     }
 
-    open func removeParameterObserver(_ token: AUParameterObserverToken) {
-        observers.removeAll { $0.token == token }
-    }
-
-    func notify(_ address: AUParameterAddress, _ value: AUValue, originator: AUParameterObserverToken?) {
-        for o in observers where o.token != originator { o.block(address, value) }
-        parent?.notify(address, value, originator: originator)
-    }
-}
-
-/// A single parameter.
-open class AUParameter: AUParameterNode {
-    public let address: AUParameterAddress
-    public let minValue: AUValue
-    public let maxValue: AUValue
-    public let unit: AudioUnitParameterUnit
-    public let unitName: String?
-    public let flags: AudioUnitParameterOptions
-    public let valueStrings: [String]?
-    public let dependentParameters: [NSNumber]?
-    private var storedValue: AUValue
-    /// Set by the owning unit: where changes go (the render object).
-    package var sink: ((AUParameterAddress, AUValue, AUEventSampleTime, AUAudioFrameCount) -> Void)?
-
-    package init(identifier: String, name: String, address: AUParameterAddress, min: AUValue, max: AUValue,
-         unit: AudioUnitParameterUnit, unitName: String?, flags: AudioUnitParameterOptions,
-         valueStrings: [String]?, dependentParameters: [NSNumber]?, value: AUValue? = nil) {
-        self.address = address
-        minValue = min
-        maxValue = max
-        self.unit = unit
-        self.unitName = unitName
-        self.flags = flags
-        self.valueStrings = valueStrings
-        self.dependentParameters = dependentParameters
-        storedValue = value ?? min
-        super.init(identifier: identifier, displayName: name)
-    }
-
-    /// The current value. Setting clamps to `minValue...maxValue` and takes effect at the next
-    /// render cycle.
-    open var value: AUValue {
-        get { storedValue }
-        set { setValue(newValue, originator: nil) }
-    }
-
-    open func setValue(_ value: AUValue, originator: AUParameterObserverToken?) {
-        setValue(value, originator: originator, atHostTime: 0)
-    }
-
-    /// Sets the value at a host time (0: now). The change reaches the render object at the sample
-    /// that host time corresponds to when the unit is rendering, else at the next cycle.
-    open func setValue(_ value: AUValue, originator: AUParameterObserverToken?, atHostTime hostTime: UInt64) {
-        setValue(value, originator: originator, atHostTime: hostTime, eventType: .value)
-    }
-
-    open func setValue(_ value: AUValue, originator: AUParameterObserverToken?, atHostTime hostTime: UInt64,
-                       eventType: AUParameterAutomationEventType) {
-        let clamped = Swift.min(maxValue, Swift.max(minValue, value.isNaN ? minValue : value))
-        storedValue = clamped
-        sink?(address, clamped, hostTime == 0 ? AUEventSampleTimeImmediate : AUEventSampleTime(bitPattern: hostTime) | hostTimeFlag, 0)
-        notify(address, clamped, originator: originator)
-    }
-
-    /// Internal: update the stored value without forwarding (the render side already has it).
-    package func setStoredValue(_ value: AUValue) { storedValue = value }
-
-    open func string(fromValue value: UnsafePointer<AUValue>?) -> String {
-        let v = value?.pointee ?? storedValue
-        if let strings = valueStrings, let i = Int(exactly: v.rounded()), strings.indices.contains(i) { return strings[i] }
-        return String(format: "%.3f", v)
-    }
-
-    open func value(from string: String) -> AUValue {
-        if let strings = valueStrings, let i = strings.firstIndex(of: string) { return AUValue(i) }
-        return AUValue(string) ?? storedValue
-    }
-}
-
-/// Marks an event time that is a host time, not a sample time (internal encoding).
-package let hostTimeFlag = AUEventSampleTime(bitPattern: 0x4000_0000_0000_0000)
-
-/// A group of parameters.
-open class AUParameterGroup: AUParameterNode {
-    public let children: [AUParameterNode]
-
-    init(identifier: String, name: String, children: [AUParameterNode]) {
-        self.children = children
-        super.init(identifier: identifier, displayName: name)
-        for c in children { c.parent = self }
-    }
-
-    /// Every parameter below this group, depth first.
-    open var allParameters: [AUParameter] {
-        children.flatMap { node -> [AUParameter] in
-            if let p = node as? AUParameter { return [p] }
-            if let g = node as? AUParameterGroup { return g.allParameters }
-            return []
+    /// Tells the observers of this node and of every group above it about a change of
+    /// `parameter`, except the one whose token is `originator`. Runs client code: call with no
+    /// lock held.
+    func notifyObservers(of parameter: AUParameter, value: AUValue, originator: AUParameterObserverToken?,
+                         hostTime: UInt64, eventType: AUParameterAutomationEventType) {
+        var node: AUParameterNode? = self
+        while let current = node {
+            let observers = current.state.withLock { $0.observers }
+            for (token, observer) in observers where token != originator {
+                switch observer {
+                case .value(let block):
+                    block(parameter.address, value)
+                case .recording(let block):
+                    var event = AURecordedParameterEvent(hostTime: hostTime, address: parameter.address, value: value)
+                    block(1, &event)
+                case .automation(let block):
+                    var event = AUParameterAutomationEvent(hostTime: hostTime, address: parameter.address, value: value,
+                                                           eventType: eventType, reserved: 0)
+                    block(1, &event)
+                }
+            }
+            node = current.parent
         }
     }
-}
 
-/// The root of an audio unit's parameters.
-open class AUParameterTree: AUParameterGroup {
-    init(children: [AUParameterNode]) {
-        super.init(identifier: "", name: "", children: children)
+    // MARK: Implementor hooks (AUAudioUnitImplementation.h)
+    //
+    // Of interest only to audio unit implementations. Setting a hook on a group or on the tree
+    // sets it on every node below as well, which is how Apple's audio unit samples and templates
+    // use them (`parameterTree.implementorValueObserver = { ... }` reaches every parameter).
+    // A hook never set reads as Apple's default behaviour.
+
+    /// Receives every externally generated change of a parameter's value (a host setting
+    /// `value`): the implementation stores it in its signal processing state.
+    open var implementorValueObserver: AUImplementorValueObserver {
+        get { state.withLock { $0.valueObserver } ?? { _, _ in } }
+        set { setHook(newValue) { $0.valueObserver = $1 } }
     }
 
-    /// The parameter at `address`.
-    open func parameter(withAddress address: AUParameterAddress) -> AUParameter? {
-        allParameters.first { $0.address == address }
+    /// Supplies a parameter's current value from the implementation: asked whenever `value` is
+    /// read; the parameter stores what it returns.
+    open var implementorValueProvider: AUImplementorValueProvider {
+        get { state.withLock { $0.valueProvider } ?? { $0.storedValue } }
+        set { setHook(newValue) { $0.valueProvider = $1 } }
     }
 
-    /// The parameter with a v2 ID (addresses are IDs for built-in units), any scope and element.
-    open func parameter(withID paramID: AudioUnitParameterID, scope: AudioUnitScope, element: AudioUnitElement) -> AUParameter? {
-        parameter(withAddress: AUParameterAddress(paramID))
+    /// Converts values to strings (`AUParameter.string(fromValue:)`); a nil value means the
+    /// parameter's current value.
+    open var implementorStringFromValueCallback: AUImplementorStringFromValueCallback {
+        get { state.withLock { $0.stringFromValue } ?? { $0.defaultString(fromValue: $1) } }
+        set { setHook(newValue) { $0.stringFromValue = $1 } }
     }
 
-    open class func createParameter(withIdentifier identifier: String, name: String, address: AUParameterAddress,
-                                    min: AUValue, max: AUValue, unit: AudioUnitParameterUnit, unitName: String?,
-                                    flags: AudioUnitParameterOptions, valueStrings: [String]?,
-                                    dependentParameters: [NSNumber]?) -> AUParameter {
-        AUParameter(identifier: identifier, name: name, address: address, min: min, max: max, unit: unit, unitName: unitName,
-                    flags: flags, valueStrings: valueStrings, dependentParameters: dependentParameters)
+    /// Converts strings to values (`AUParameter.value(from:)`).
+    open var implementorValueFromStringCallback: AUImplementorValueFromStringCallback {
+        get { state.withLock { $0.valueFromString } ?? { $0.defaultValue(from: $1) } }
+        set { setHook(newValue) { $0.valueFromString = $1 } }
     }
 
-    open class func createGroup(withIdentifier identifier: String, name: String, children: [AUParameterNode]) -> AUParameterGroup {
-        AUParameterGroup(identifier: identifier, name: name, children: children)
+    /// Abbreviates display names (`displayName(withLength:)`).
+    open var implementorDisplayNameWithLengthCallback: AUImplementorDisplayNameWithLengthCallback {
+        get { state.withLock { $0.displayNameWithLength } ?? { node, _ in node.displayName } }
+        set { setHook(newValue) { $0.displayNameWithLength = $1 } }
     }
 
-    open class func createTree(withChildren children: [AUParameterNode]) -> AUParameterTree {
-        AUParameterTree(children: children)
+    /// Stores a hook here and on every node below.
+    func setHook<Hook>(_ hook: Hook, _ store: (inout State, Hook) -> Void) {
+        state.withLock { store(&$0, hook) }
+        if let group = self as? AUParameterGroup {
+            for child in group.children { child.setHook(hook, store) }
+        }
     }
 }

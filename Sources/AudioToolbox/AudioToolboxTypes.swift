@@ -2,8 +2,7 @@
 // parameter units and the constants that identify Apple's built-in units.
 
 public typealias OSType = UInt32
-public typealias AUValue = Float
-public typealias AUParameterAddress = UInt64
+// `AUValue`, `AUParameterAddress`: AUParameters.swift.
 public typealias AUAudioFrameCount = UInt32
 public typealias AudioUnitParameterID = UInt32
 public typealias AudioUnitScope = UInt32
