@@ -31,6 +31,30 @@ open class AUParameterGroup: AUParameterNode {
         }
     }
 
+    /// The child whose identifier is `key` (groups are key-value coding compliant for their
+    /// children on Apple platforms: `tree.value(forKey: "gain") as? AUParameter`), or nil.
+    open func value(forKey key: String) -> Any? {
+        groupChildren.first { $0.identifier == key }
+    }
+
+    /// The node at a dotted key path below this group ("lfo.rate", a node's `keyPath` when this
+    /// is the tree), or, when the path ends in "value" after a parameter, that parameter's value
+    /// as an NSNumber ("lfo.rate.value"); nil when nothing is there.
+    open func value(forKeyPath keyPath: String) -> Any? {
+        var node: AUParameterNode = self
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (i, component) in components.enumerated() {
+            if let group = node as? AUParameterGroup, let child = group.value(forKey: component) as? AUParameterNode {
+                node = child
+            } else if let parameter = node as? AUParameter, component == "value", i == components.count - 1 {
+                return NSNumber(value: parameter.value)
+            } else {
+                return nil
+            }
+        }
+        return node
+    }
+
     /// A copy of the group's subtree with `offset` added to every address.
     func copyChildren(addressOffset offset: AUParameterAddress) -> [AUParameterNode] {
         groupChildren.map { child in
