@@ -24,12 +24,6 @@
 //   lookup: the internal render block is fetched once, when render resources are allocated.
 import Synchronization
 
-public typealias AUScheduleParameterBlock = (_ eventSampleTime: AUEventSampleTime, _ rampDurationSampleFrames: AUAudioFrameCount,
-                                             _ parameterAddress: AUParameterAddress, _ value: AUValue) -> Void
-
-/// A number of audio channels.
-public typealias AUAudioChannelCount = UInt32
-
 /// The audio unit behind an AVAudioUnit, and the class v3 audio units subclass.
 open class AUAudioUnit: NSObject {
     private let storedDescription: AudioComponentDescription

@@ -4,7 +4,13 @@
 // `AURenderEventType`, `AudioUnitRenderActionFlags`, `MIDIEventList`) are in CCoreAudioTypes'
 // AURenderEvent.h, where C guarantees Apple's layout.
 //
-// Nothing here mentions an AV type, so the file can move into an AudioToolbox module as it is.
+
+/// Schedules a parameter change at a sample time (`AUAudioUnit.scheduleParameterBlock`).
+public typealias AUScheduleParameterBlock = (_ eventSampleTime: AUEventSampleTime, _ rampDurationSampleFrames: AUAudioFrameCount,
+                                             _ parameterAddress: AUParameterAddress, _ value: AUValue) -> Void
+
+/// A number of audio channels.
+public typealias AUAudioChannelCount = UInt32
 
 /// The result code of a render block (`noErr` on success).
 public typealias AUAudioUnitStatus = OSStatus
