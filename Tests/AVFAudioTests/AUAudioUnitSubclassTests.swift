@@ -199,6 +199,17 @@ func fourCC(_ s: String) -> OSType { s.utf8.reduce(0) { $0 << 8 | OSType($1) } }
         #expect(quieter.allSatisfy { $0 == 0.25 })
     }
 
+    /// Apple's template pattern: the unit's implementorValueObserver stores a host's change in
+    /// the DSP state, which the next cycle uses.
+    @Test func implementorValueObserverReachesTheKernel() async throws {
+        let (engine, unit) = try await makeEngine()
+        let kernel = (unit.auAudioUnit as! ClientGainUnit).kernel
+        unit.auAudioUnit.parameterTree?.implementorValueObserver = { _, value in kernel.gain = value }
+        unit.auAudioUnit.parameterTree?.parameter(withAddress: ClientGainUnit.gainAddress)?.value = 0.5
+        let out = try render(engine, total: 300, chunk: 100)
+        #expect(out.allSatisfy { $0 == 0.5 })
+    }
+
     /// A step scheduled at frame N lands at exactly frame N, for chunk sizes 1, 37, 512 and 4096.
     @Test(arguments: [1, 37, 512, 4096])
     func sampleAccurateStep(chunk: Int) async throws {
