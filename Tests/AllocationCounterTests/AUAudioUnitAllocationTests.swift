@@ -103,3 +103,62 @@ final class CountedGainUnit: AUAudioUnit {
     }
 }
 
+extension AUAudioUnitAllocationTests {
+    /// A built-in effect hosted on its own: AUAudioUnit.instantiate with Apple's delay
+    /// description, rendered through its render block with events and a render observer.
+    @Test func builtInDelayThroughRenderBlock() async throws {
+        let unit = try await AUAudioUnit.instantiate(with: AudioComponentDescription(
+            componentType: kAudioUnitType_Effect, componentSubType: kAudioUnitSubType_Delay,
+            componentManufacturer: kAudioUnitManufacturer_Apple, componentFlags: 0, componentFlagsMask: 0))
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        try unit.inputBusses[0].setFormat(format)
+        try unit.outputBusses[0].setFormat(format)
+        unit.maximumFramesToRender = 256
+        try unit.allocateRenderResources()
+        let observed = ObservedCount()
+        let token = unit.token(byAddingRenderObserver: { flags, _, _, _ in
+            if flags.contains(.unitRenderAction_PostRender) { observed.count += 1 }
+        })
+        let render = unit.renderBlock
+        let schedule = unit.scheduleParameterBlock
+        let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 256)!
+        buffer.frameLength = 256
+        let list = buffer.mutableAudioBufferList
+        let pull: AURenderPullInputBlock = { _, _, frames, _, data in
+            let buffers = UnsafeMutableAudioBufferListPointer(data)
+            var b = 0
+            while b < buffers.count {
+                let p = buffers[b].mData!.assumingMemoryBound(to: Float.self)
+                var i = 0
+                while i < Int(frames) { p[i] = Float(i % 50) / 50 - 0.5; i += 1 }
+                b += 1
+            }
+            return noErr
+        }
+        var flags = AudioUnitRenderActionFlags(rawValue: 0)
+        var stamp = AudioTimeStamp()
+        stamp.mFlags = .sampleTimeValid
+        var status = noErr
+        // warm up (the runtime's one-off lazy allocations), events included
+        schedule(100, 0, AUParameterAddress(kDelayParam_WetDryMix), 30)
+        for cycle in 0 ..< 20 {
+            stamp.mSampleTime = Double(cycle * 256)
+            status = render(&flags, &stamp, 256, 0, list, pull)
+        }
+        for k in 0 ..< 200 { schedule(AUEventSampleTime(20 * 256 + k * 1231 + 100), 0, AUParameterAddress(kDelayParam_WetDryMix), Float(k % 100)) }
+        let counts = countAllocations {
+            for cycle in 20 ..< 1020 {
+                stamp.mSampleTime = Double(cycle * 256)
+                status = render(&flags, &stamp, 256, 0, list, pull)
+            }
+        }
+        #expect(status == noErr)
+        #expect(observed.count == 1020)
+        #expect(counts == .none, "\(counts)")
+        unit.removeRenderObserver(token)
+        _ = render(&flags, &stamp, 256, 0, list, pull)
+        #expect(observed.count == 1020)
+    }
+}
+
+final class ObservedCount: @unchecked Sendable { var count = 0 }

@@ -183,6 +183,18 @@ open class AUAudioUnit: NSObject {
         }
     }
 
+    /// Adds a block called before and after each render of the unit (with
+    /// `.unitRenderAction_PreRender`, then `.unitRenderAction_PostRender`), on the render thread;
+    /// returns a token for `removeRenderObserver(_:)`.
+    open func token(byAddingRenderObserver observer: @escaping AURenderObserver) -> Int {
+        renderContext.addObserver(observer)
+    }
+
+    /// Removes a render observer.
+    open func removeRenderObserver(_ token: Int) {
+        renderContext.removeObserver(token)
+    }
+
     // MARK: Parameters and events
 
     /// The unit's parameters (nil: none).
@@ -332,9 +344,53 @@ final class AURenderContext {
     var maximumFrames = 1156
     var sampleRate: Double = 44_100
 
+    /// Render observers, as an immutable list the render thread reads through an atomic pointer.
+    /// A replaced list is kept until the context goes (the render thread may still be reading
+    /// it; lists are small and change rarely), so nothing is freed while rendering.
+    final class Observers {
+        let entries: [(token: Int, block: AURenderObserver)]
+        init(_ entries: [(token: Int, block: AURenderObserver)]) { self.entries = entries }
+    }
+    private let observers = Atomic<UnsafeMutableRawPointer?>(nil)
+    private var observerLists: [Observers] = []
+    private var nextToken = 1
+    private let observerLock = NSLock()
+
     init(scheduler: RenderEventScheduler) { self.scheduler = scheduler }
 
-    /// Render thread: the cycle's events as a list, then the unit's internal render block.
+    func addObserver(_ block: @escaping AURenderObserver) -> Int {
+        observerLock.lock(); defer { observerLock.unlock() }
+        let token = nextToken
+        nextToken += 1
+        publish((observerLists.last?.entries ?? []) + [(token, block)])
+        return token
+    }
+
+    func removeObserver(_ token: Int) {
+        observerLock.lock(); defer { observerLock.unlock() }
+        publish((observerLists.last?.entries ?? []).filter { $0.token != token })
+    }
+
+    private func publish(_ entries: [(token: Int, block: AURenderObserver)]) {
+        let list = Observers(entries)
+        observerLists.append(list)
+        observers.store(entries.isEmpty ? nil : Unmanaged.passUnretained(list).toOpaque(), ordering: .releasing)
+    }
+
+    @inline(__always)
+    private func notify(_ flags: AudioUnitRenderActionFlags, _ timestamp: UnsafePointer<AudioTimeStamp>, _ frames: AUAudioFrameCount, _ bus: Int) {
+        guard let raw = observers.load(ordering: .acquiring) else { return }
+        Unmanaged<Observers>.fromOpaque(raw)._withUnsafeGuaranteedRef { list in
+            var i = 0
+            while i < list.entries.count {
+                list.entries[i].block(flags, timestamp, frames, bus)
+                i += 1
+            }
+        }
+    }
+
+    /// Render thread: the cycle's events as a list, then the unit's internal render block
+    /// (with the render observers around it).
     @inline(__always)
     func render(_ flags: UnsafeMutablePointer<AudioUnitRenderActionFlags>, _ timestamp: UnsafePointer<AudioTimeStamp>,
                 _ frames: AUAudioFrameCount, _ bus: Int, _ output: UnsafeMutablePointer<AudioBufferList>,
@@ -344,6 +400,12 @@ final class AURenderContext {
         let start = Int64(timestamp.pointee.mSampleTime)
         scheduler.collect(cycleStart: start, hostTime: timestamp.pointee.mHostTime, sampleRate: sampleRate)
         let events = scheduler.eventList(before: start + Int64(frames), cycleStart: start)
-        return block(flags, timestamp, frames, bus, output, events, pullInput)
+        notify(AudioUnitRenderActionFlags(rawValue: flags.pointee.rawValue | AudioUnitRenderActionFlags.unitRenderAction_PreRender.rawValue),
+               timestamp, frames, bus)
+        let status = block(flags, timestamp, frames, bus, output, events, pullInput)
+        var post = flags.pointee.rawValue | AudioUnitRenderActionFlags.unitRenderAction_PostRender.rawValue
+        if status != noErr { post |= AudioUnitRenderActionFlags.unitRenderAction_PostRenderError.rawValue }
+        notify(AudioUnitRenderActionFlags(rawValue: post), timestamp, frames, bus)
+        return status
     }
 }
