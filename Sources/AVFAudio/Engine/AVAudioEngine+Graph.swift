@@ -74,6 +74,28 @@ extension AVAudioEngine {
         connectInternal(c.source, fromBus: c.sourceBus, to: [(outputNode, 0)], format: format, replacingOutputs: false)
     }
 
+    /// The input node's format changed (manual rendering enabled or disabled, a manual input
+    /// format set): its output takes the new format and every node downstream connected with the
+    /// input's format follows, as on Apple platforms — whatever the order in which the client
+    /// connected the input node, enabled manual rendering and set the manual input format.
+    ///
+    /// In manual rendering the node produces the manual input format (as a standard format); until
+    /// one is set, the manual rendering format (our choice: Apple documents no format for an input
+    /// node without a block; its output then is silence). Otherwise it produces the device's input
+    /// format (the null device's: 48 kHz stereo).
+    func inputNodeFormatDidChange() {
+        guard let node = _inputNode else { return }
+        let format: AVAudioFormat
+        if manualMode != nil, let manual = node.manualInputFormat ?? _manualFormat {
+            format = AVAudioFormat(standardFormatWithSampleRate: manual.sampleRate, channelLayoutOrCount: manual)
+        } else {
+            format = AVAudioOutputNode.fallbackFormat
+        }
+        guard !node.outputFormats[0].hasSameRateAndChannels(as: format) else { return }
+        node.outputFormats[0] = format
+        propagateFormat(from: node)
+    }
+
     /// Whether audio flows from `start` to `target` through existing connections.
     func reaches(from start: AVAudioNode, to target: AVAudioNode) -> Bool {
         var stack = [start]

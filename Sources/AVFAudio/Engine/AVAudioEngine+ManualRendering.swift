@@ -24,6 +24,7 @@ extension AVAudioEngine {
         setManualRendering(mode, format: pcmFormat, maximumFrames: maximumFrameCount)
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: pcmFormat.sampleRate, channelLayoutOrCount: pcmFormat)
         outputNodeFormatDidChange()
+        inputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
         graphDidChange()
@@ -38,6 +39,8 @@ extension AVAudioEngine {
         setManualRendering(nil, format: nil, maximumFrames: 0)
         outputNode.deviceFormat = nil
         outputNodeFormatDidChange()
+        inputNode(ifCreated: { $0.forgetManualRenderingInput() })
+        inputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
     }

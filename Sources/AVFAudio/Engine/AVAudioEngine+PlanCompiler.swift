@@ -10,6 +10,8 @@ extension AVAudioEngine {
     /// topological order, with a buffer per output bus and a rate domain per rate-changing input.
     func compilePlan() -> RenderPlan {
         let maximumFrames = maximumCycleFrames
+        // The input node's block is never asked for more than one cycle's maximum.
+        (_inputNode?.renderer as? InputRenderer)?.maximumRequestFrames = maximumFrames
         var order: [AVAudioNode] = []
         var domainOf: [ObjectIdentifier: Int] = [:]
         var domains: [RenderPlan.Domain] = []

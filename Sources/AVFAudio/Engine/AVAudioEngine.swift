@@ -89,6 +89,7 @@ open class AVAudioEngine: NSObject {
         let node = AVAudioInputNode()
         _inputNode = node
         attachInternal(node)
+        inputNodeFormatDidChange()   // created while in manual rendering mode: the manual format
         return node
     }
     var _inputNode: AVAudioInputNode?
