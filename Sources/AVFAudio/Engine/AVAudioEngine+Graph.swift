@@ -48,6 +48,7 @@ extension AVAudioEngine {
             destination.didSetInputFormat(connectionFormat, bus: bus)
             propagateFormat(from: destination)
         }
+        mixingPathsDidChange()
     }
 
     /// After a node's input format changed, nodes that adopt their input format for their output
@@ -116,6 +117,7 @@ extension AVAudioEngine {
         guard let connection = connections.removeValue(forKey: key) else { return }
         connection.destination.inputFormats[connection.destinationBus] = nil
         connection.destination.didSetInputFormat(nil, bus: connection.destinationBus)
+        mixingPathsDidChange()
     }
 
     /// Internal: the connection into (node, bus).

@@ -56,26 +56,75 @@ open class AVAudioMixerNode: AVAudioNode, AVAudioMixing {
     func inputControl(_ bus: AVAudioNodeBus) -> MixerInputControl { inputControls[bus] }
 
     override func didSetInputFormat(_ format: AVAudioFormat?, bus: AVAudioNodeBus) {
-        // A new connection starts from its source's current mixing values.
-        if let engine = _engine, let c = engine.connection(into: self, bus: bus) {
-            let (volume, pan) = c.source.effectiveMixing(intoMixer: self, bus: bus)
-            inputControls[bus].set(volume: volume, pan: pan)
-        }
+        // A new connection starts from its mixing source's current values.
+        _engine?.updateMixerInput(self, bus: bus)
     }
 }
 
 extension AVAudioEngine {
+    /// The node whose AVAudioMixing settings apply to `mixer`'s input `bus`: the first node
+    /// upstream that conforms to AVAudioMixing, found through nodes that do not (effects, which
+    /// "cannot talk to their downstream mixer", AVAudioMixing.h) along their single input. Nil when
+    /// nothing is connected, or the path meets a node without inputs or with several.
+    func mixingSource(of mixer: AVAudioMixerNode, bus: AVAudioNodeBus) -> AVAudioNode? {
+        var node = connection(into: mixer, bus: bus)?.source
+        var steps = 0
+        while let current = node, !(current is AVAudioMixing) {
+            guard current.numberOfInputs == 1, steps < nodes.count else { return nil }
+            node = connection(into: current, bus: 0)?.source
+            steps += 1
+        }
+        return node
+    }
+
+    /// Sets `mixer` input `bus`'s volume and pan from its mixing source (unity and centre when it
+    /// has none).
+    func updateMixerInput(_ mixer: AVAudioMixerNode, bus: AVAudioNodeBus) {
+        lock.lock(); defer { lock.unlock() }
+        guard bus < mixer.numberOfInputs else { return }
+        let (volume, pan) = mixingSource(of: mixer, bus: bus)?.effectiveMixing(intoMixer: mixer, bus: bus) ?? (1, 0)
+        mixer.inputControl(bus).set(volume: volume, pan: pan)
+    }
+
     /// Copies a source node's effective volume/pan into every mixer input it feeds.
     func updateMixerInputs(fedBy source: AVAudioNode) {
         lock.lock(); defer { lock.unlock() }
-        for node in attachedNodes {
+        for node in nodes.values {
             guard let mixer = node as? AVAudioMixerNode else { continue }
-            for bus in 0..<mixer.numberOfInputs {
-                guard let c = connection(into: mixer, bus: bus), c.source === source else { continue }
-                let (volume, pan) = source.effectiveMixing(intoMixer: mixer, bus: bus)
-                mixer.inputControl(bus).set(volume: volume, pan: pan)
+            for bus in 0..<mixer.numberOfInputs where mixingSource(of: mixer, bus: bus) === source {
+                updateMixerInput(mixer, bus: bus)
             }
         }
+    }
+
+    /// After connections changed: every mixer input takes its (possibly new) mixing source's
+    /// values, and per-connection settings whose path from the source broke are forgotten
+    /// (AVAudioMixing.h: "not preserved upon disconnection").
+    func mixingPathsDidChange() {
+        var live = Set<MixingKey>()
+        for node in nodes.values {
+            guard let mixer = node as? AVAudioMixerNode else { continue }
+            for bus in 0..<mixer.numberOfInputs {
+                if let source = mixingSource(of: mixer, bus: bus) {
+                    live.insert(MixingKey(source: ObjectIdentifier(source), mixer: ObjectIdentifier(mixer), bus: bus))
+                }
+            }
+        }
+        for node in nodes.values where !node.mixingDestinations.isEmpty {
+            node.mixingDestinations = node.mixingDestinations.filter {
+                live.contains(MixingKey(source: ObjectIdentifier(node), mixer: $0.key.mixer, bus: $0.key.bus))
+            }
+        }
+        for node in nodes.values {
+            guard let mixer = node as? AVAudioMixerNode else { continue }
+            for bus in 0..<mixer.numberOfInputs { updateMixerInput(mixer, bus: bus) }
+        }
+    }
+
+    private struct MixingKey: Hashable {
+        let source: ObjectIdentifier
+        let mixer: ObjectIdentifier
+        let bus: AVAudioNodeBus
     }
 }
 
