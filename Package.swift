@@ -46,16 +46,19 @@ let package = Package(
             "AVFoundation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swift5),
         // One runnable example per node and unit, written as client code (`import AVFoundation`).
-        .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation"], path: "Examples", swiftSettings: swift5),
-        .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats"],
+        .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation", "AudioAnalysis"], path: "Examples", swiftSettings: swift5),
+        .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats", "AudioAnalysis"],
                           path: "Benchmarks/avaudio-bench", swiftSettings: optimize),
         .testTarget(name: "CoreAudioTypesTests", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
-        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels"], swiftSettings: swift5),
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),
+        // The measurements shared by the tests, the examples and the benchmarks (spectra, sine
+        // fits, reverb decay, distortion). Not part of the product; no Apple names.
+        .target(name: "AudioAnalysis", swiftSettings: swift5),
         .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels", "AVFAudio"], swiftSettings: swift5),
     ]
 )
