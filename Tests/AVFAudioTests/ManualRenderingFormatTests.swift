@@ -120,7 +120,8 @@ final class SineInput {
     /// block is never asked for more than `maximumFrameCount`, every cycle succeeds.
     @Test(arguments: [44_100.0, 48_000.0], [AVAudioChannelCount(1), 2])
     func everyCallOrderFollowsTheManualFormats(rate: Double, channels: AVAudioChannelCount) throws {
-        for order in Self.orders {
+        let modes: [AVAudioEngineManualRenderingMode] = [.realtime, .offline]
+        for (mode, order) in modes.flatMap({ mode in Self.orders.map { (mode, $0) } }) {
             for (maximum, cycleFrames) in [(AVAudioFrameCount(10), AVAudioFrameCount(10)), (256, 256), (256, 10)] {
                 let format = AVAudioFormat(standardFormatWithSampleRate: rate, channels: channels)!
                 let engine = AVAudioEngine()
@@ -128,11 +129,11 @@ final class SineInput {
                 for step in order {
                     switch step {
                     case .connect: engine.connect(engine.inputNode, to: engine.mainMixerNode, format: nil)
-                    case .enable: try engine.enableManualRenderingMode(.realtime, format: format, maximumFrameCount: maximum)
+                    case .enable: try engine.enableManualRenderingMode(mode, format: format, maximumFrameCount: maximum)
                     case .setInput: #expect(engine.inputNode.setManualRenderingInputPCMFormat(format, inputBlock: input.block))
                     }
                 }
-                let label = "\(order) \(rate) Hz \(channels) ch, maximum \(maximum), cycles of \(cycleFrames)"
+                let label = "\(mode == .offline ? "offline" : "realtime") \(order) \(rate) Hz \(channels) ch, maximum \(maximum), cycles of \(cycleFrames)"
                 #expect(engine.inputNode.outputFormat(forBus: 0).sampleRate == rate, "\(label)")
                 #expect(engine.inputNode.outputFormat(forBus: 0).channelCount == channels, "\(label)")
                 #expect(engine.mainMixerNode.outputFormat(forBus: 0).sampleRate == rate, "\(label)")
