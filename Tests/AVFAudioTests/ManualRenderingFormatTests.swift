@@ -180,6 +180,41 @@ final class SineInput {
         #expect(abs(rms - 0.5 / 2.0.squareRoot()) < 0.01, "rms \(rms)")
     }
 
+    /// Apple (AVAudioIONode.h): "In the manual rendering mode, the format of the output scope is
+    /// initially the same as that of the input, but you may set it to a different format, in which
+    /// case the node will convert." A connection made with an explicit format keeps it, in any call
+    /// order; the input node converts the block's 44.1 kHz to the connection's 48 kHz, pulling the
+    /// block in chunks of at most `maximumFrameCount`, and the main mixer converts back.
+    @Test(arguments: 0..<orders.count)
+    func anExplicitConnectionFormatIsKeptAndTheInputNodeConverts(orderIndex: Int) throws {
+        let maximum: AVAudioFrameCount = 10
+        let engine = AVAudioEngine()
+        let blockFormat = AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2)!
+        let connection = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let input = SineInput(format: blockFormat, capacity: maximum)
+        for step in Self.orders[orderIndex] {
+            switch step {
+            case .connect: engine.connect(engine.inputNode, to: engine.mainMixerNode, format: connection)
+            case .enable: try engine.enableManualRenderingMode(.realtime, format: blockFormat, maximumFrameCount: maximum)
+            case .setInput: engine.inputNode.setManualRenderingInputPCMFormat(blockFormat, inputBlock: input.block)
+            }
+        }
+        #expect(engine.inputNode.outputFormat(forBus: 0).sampleRate == 48_000)
+        #expect(engine.mainMixerNode.inputFormat(forBus: 0).sampleRate == 48_000)
+        #expect(engine.mainMixerNode.outputFormat(forBus: 0).sampleRate == 44_100)
+        try engine.start()
+        let result = Self.render(engine, frames: maximum, cycles: 2_000)
+        #expect(input.largestRequest <= maximum, "the block was asked for \(input.largestRequest) frames")
+        #expect(result.statuses.allSatisfy { $0 == .success }, "\(Set(result.statuses.map(\.rawValue)))")
+        for c in 0..<2 {
+            let out = result.channels[c]
+            #expect(out.allSatisfy { $0.isFinite })
+            // Both conversions have zero delay: after they settle the output is the input sine.
+            let worst = (10_000..<out.count).map { abs(out[$0] - SineInput.sample($0, channel: c, rate: 44_100)) }.max()!
+            #expect(worst < 2e-3, "channel \(c): largest error \(worst)")
+        }
+    }
+
     /// Apple: a block returning nil or fewer frames than asked "will not be used for rendering",
     /// and the render call says so: `.insufficientDataFromInputNode`, silence in place of the input.
     @Test func missingOrShortInputIsReportedNotRendered() throws {

@@ -124,6 +124,25 @@ import AVFAudio
         #expect(counts == .none, "\(counts)")
     }
 
+    /// The input node converting its block's 44.1 kHz into an explicit 48 kHz connection, the block
+    /// pulled in requests of at most the maximum frame count.
+    @Test func inputNodeConvertingTheRateOfItsBlock() throws {
+        let memory = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
+        memory.initialize(repeating: 0.25, count: 1024)
+        defer { memory.deallocate() }
+        let inputList = AudioBufferList.allocate(maximumBuffers: 1)
+        defer { free(inputList.unsafeMutablePointer) }
+        let counts = try countRenderAllocations { engine in
+            let block = AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1)!
+            _ = engine.inputNode.setManualRenderingInputPCMFormat(block) { frames in
+                inputList[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: frames * 4, mData: memory)
+                return inputList.unsafePointer
+            }
+            engine.connect(engine.inputNode, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!)
+        }
+        #expect(counts == .none, "\(counts)")
+    }
+
     /// Source nodes whose block renders another format: Int16 interleaved at 44.1 kHz into a
     /// 48 kHz connection (sample type, layout and rate converted after the block), and Float64
     /// mono at the connection's rate.

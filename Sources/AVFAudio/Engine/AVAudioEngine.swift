@@ -40,6 +40,9 @@ open class AVAudioEngine: NSObject {
         let destination: AVAudioNode
         let destinationBus: AVAudioNodeBus
         let format: AVAudioFormat
+        /// Made with format nil: the connection follows its source's format when that changes
+        /// (the input node's, when manual rendering formats are set).
+        var followsSource = false
     }
 
     // Running state.

@@ -95,9 +95,17 @@ open class AVAudioInputNode: AVAudioIONode, AVAudioMixing {
 
     override func defaultInputFormat(bus: AVAudioNodeBus) -> AVAudioFormat { outputFormats[0] }
 
+    /// On a device the output must be the device's format; in manual rendering it may have
+    /// another rate than the manual input format (the node converts), not another channel count.
     override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
-        format.hasSameRateAndChannels(as: outputFormats[0]) ? nil
-            : "the input node produces \(outputFormats[0]); connect with that format (or nil) and convert downstream"
+        guard let engine = _engine else { return nil }
+        let native = engine.inputNodeNativeFormat
+        if engine.isInManualRenderingMode {
+            return format.channelCount == native.channelCount ? nil
+                : "in manual rendering the input node converts the sample rate of its input format \(native), not its channel count; connect with \(native.channelCount) channel(s) and convert downstream"
+        }
+        return format.hasSameRateAndChannels(as: native) ? nil
+            : "the input node produces \(native) (the device's input format); connect with that format (or nil) and convert downstream"
     }
 }
 
@@ -109,6 +117,10 @@ open class AVAudioInputNode: AVAudioIONode, AVAudioMixing {
 /// returned data stays valid "until the input block is called again"). An answer that is nil,
 /// has the wrong number of buffers, or holds fewer bytes than asked for is not used: the cycle's
 /// input is silence and the cycle reports insufficient input.
+///
+/// When the node's output has another rate than the block's format (an explicit connection format
+/// in manual rendering), the block's frames go through a streaming rate converter first; the
+/// converter persists across plans while the rates stay the same, so the stream stays continuous.
 final class InputRenderer: NodeRenderer {
     private struct Source {
         let format: AVAudioFormat
@@ -118,6 +130,7 @@ final class InputRenderer: NodeRenderer {
     /// The largest request the block may get: the engine's manual maximum frame count (set by
     /// the plan compiler before each plan is built).
     var maximumRequestFrames = 4096
+    private var rateConverter: MixerRateConverter?
 
     /// Control side; takes effect through the next plan (the plan compile happens after this).
     func configure(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?) {
@@ -135,7 +148,11 @@ final class InputRenderer: NodeRenderer {
         let maximumRequest: Int
         let sourcePointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
         let destinationPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
-        init(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, maximumRequest: Int) {
+        /// Rate conversion to the output's rate: the converter and its block-rate input.
+        let converter: MixerRateConverter?
+        let staging: RenderBuffer?
+        init(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, maximumRequest: Int,
+             converter: MixerRateConverter?, stagingCapacity: Int) {
             self.format = format
             self.block = block
             sampleType = format?.processingSampleType
@@ -145,6 +162,9 @@ final class InputRenderer: NodeRenderer {
             self.maximumRequest = max(1, maximumRequest)
             sourcePointers = .allocate(capacity: max(1, channels))
             destinationPointers = .allocate(capacity: max(1, channels))
+            self.converter = converter
+            let channels = self.channels
+            staging = converter.map { _ in RenderBuffer(channelCount: channels, capacity: max(1, stagingCapacity)) }
         }
         deinit {
             sourcePointers.deallocate()
@@ -153,7 +173,19 @@ final class InputRenderer: NodeRenderer {
     }
 
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
-        State(format: source?.format, block: source?.block, maximumRequest: maximumRequestFrames)
+        var converter: MixerRateConverter?
+        if let format = source?.format, format.sampleRate != outputFormats[0].sampleRate {
+            let channels = Int(format.channelCount)
+            if let existing = rateConverter, existing.matches(input: format, output: outputFormats[0], channels: channels) {
+                converter = existing
+            } else {
+                converter = MixerRateConverter(inputRate: format.sampleRate, outputRate: outputFormats[0].sampleRate,
+                                               channels: channels, maximumOutputFrames: maximumFrames)
+            }
+        }
+        rateConverter = converter
+        return State(format: source?.format, block: source?.block, maximumRequest: maximumRequestFrames, converter: converter,
+                     stagingCapacity: converter?.maximumInputFrames(forOutputFrames: maximumFrames) ?? 0)
     }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
@@ -164,25 +196,55 @@ final class InputRenderer: NodeRenderer {
             output.clear(frames: frames)
             return
         }
-        var offset = 0
-        while offset < frames {
-            let request = min(state.maximumRequest, frames - offset)
-            guard pull(block, frames: request, into: output, at: offset, state: state, type: type) else {
+        guard let converter = state.converter, let staging = state.staging else {
+            if !pull(block, frames: frames, into: output, state: state, type: type) {
                 output.clear(frames: frames)
                 cycle.inputWasInsufficient = true
                 return
             }
-            offset += request
+            output.frames = frames
+            output.isSilent = false
+            return
+        }
+        // Feed the converter every cycle (silence when the block had nothing) so its stream stays continuous.
+        let needed = min(staging.capacity, converter.inputFramesNeeded(forOutputFrames: frames))
+        let ok = pull(block, frames: needed, into: staging, state: state, type: type)
+        if !ok { staging.clear(frames: needed) }
+        staging.frames = needed
+        let converted = converter.convert(staging, producing: frames)
+        output.restoreChannels()
+        var c = 0
+        while c < output.channelCount {
+            output.channels[c].update(from: converted[c], count: frames)
+            c += 1
         }
         output.frames = frames
         output.isSilent = false
+        if !ok {
+            output.clear(frames: frames)
+            cycle.inputWasInsufficient = true
+        }
     }
 
-    /// Calls the block for `frames` frames and converts its answer into `output` at `offset`.
-    /// Returns false when the answer cannot be used.
+    /// Fills `frames` frames of `destination` from the block, in requests of at most the maximum.
+    /// Returns false when an answer cannot be used.
     @inline(__always)
-    private func pull(_ block: AVAudioIONodeInputBlock, frames: Int, into output: RenderBuffer, at offset: Int,
-                      state: State, type: ProcessingSampleType) -> Bool {
+    private func pull(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, state: State,
+                      type: ProcessingSampleType) -> Bool {
+        destination.restoreChannels()
+        var offset = 0
+        while offset < frames {
+            let request = min(state.maximumRequest, frames - offset)
+            guard pullOnce(block, frames: request, into: destination, at: offset, state: state, type: type) else { return false }
+            offset += request
+        }
+        return true
+    }
+
+    /// Calls the block for `frames` frames and converts its answer into `destination` at `offset`.
+    @inline(__always)
+    private func pullOnce(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, at offset: Int,
+                          state: State, type: ProcessingSampleType) -> Bool {
         guard let list = block(AVAudioFrameCount(frames)) else { return false }
         let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: list))
         guard abl.count == state.bufferCount else { return false }
@@ -198,12 +260,16 @@ final class InputRenderer: NodeRenderer {
             : .deinterleaved(UnsafeBufferPointer(start: state.sourcePointers, count: state.channels), sampleType: type)
         var c = 0
         while c < state.channels {
-            state.destinationPointers[c] = UnsafeMutableRawPointer(output.channels[c] + offset)
+            state.destinationPointers[c] = UnsafeMutableRawPointer(destination.channels[c] + offset)
             c += 1
         }
         SampleConversion.convert(frameCount: frames, from: source,
                                  to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.destinationPointers), count: state.channels), sampleType: .float32))
         return true
+    }
+
+    override func resetState() {
+        rateConverter?.reset()
     }
 }
 
