@@ -101,6 +101,25 @@ enum ExternalReaders {
         }
     }
 
+    /// A kill between a write's samples reaching the file and its header update leaves bytes past
+    /// the data chunk the header describes: every reader still reads exactly the frames described.
+    @Test func bytesPastTheDescribedDataAreIgnoredByEveryReader() throws {
+        try Self.writeWithoutClosing { path, written in
+            let handle = try #require(FileHandle(forWritingAtPath: path))
+            handle.seekToEndOfFile()
+            handle.write(Data((0..<1_001).map { UInt8(truncatingIfNeeded: $0 &* 37) }))   // not a whole frame
+            try handle.close()
+            let reader = try AVAudioFile(forReading: URL(fileURLWithPath: path))
+            #expect(reader.length == AVAudioFramePosition(written))
+            if ExternalReaders.soundfile { #expect(ExternalReaders.soundfileInt16(path) == Self.expected(frames: written)) }
+            if ExternalReaders.sox { #expect(ExternalReaders.soxInt16(path) == Self.expected(frames: written)) }
+            // Cut the junk again so the next write appends at the described end, as the writer does.
+            let truncate = try #require(FileHandle(forWritingAtPath: path))
+            try truncate.truncate(atOffset: truncate.seekToEndOfFile() - 1_001)
+            try truncate.close()
+        }
+    }
+
     /// The `avaudio` tool converting a long file to CAF (65,536-frame writes), killed with SIGKILL
     /// at several moments: each file left behind opens in every reader, which agree on its frames,
     /// and those frames are the start of what a complete conversion writes.
