@@ -189,6 +189,9 @@ extension AVAudioNode {
 
     /// A source node property was set: it overrides that property on every connection.
     func sourceMixingPropertyDidChange(_ clear: (MixingSettings) -> Void) {
+        // Under the engine's lock: graph changes prune `mixingDestinations` on other threads.
+        let engine = _engine
+        engine?.lock.lock(); defer { engine?.lock.unlock() }
         for destination in mixingDestinations.values { clear(destination.settings) }
         mixingParametersDidChange()
     }
