@@ -239,6 +239,35 @@ final class SineInput {
         }
     }
 
+    /// Apple: "irrespective of the returned status code, on exit, the output buffer's
+    /// mDataByteSize will indicate the number of PCM data bytes rendered": none when the call
+    /// fails, and a refused call does not advance the timeline.
+    @Test func aFailedRenderCallRendersNothing() throws {
+        let engine = AVAudioEngine()
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        try engine.enableManualRenderingMode(.realtime, format: format, maximumFrameCount: 64)
+        let out = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 64)!
+        out.frameLength = 64
+        var err: OSStatus = 0
+        #expect(engine.manualRenderingBlock(64, out.mutableAudioBufferList, &err) == .error)   // not started
+        #expect(err == AVAudioEngineManualRenderingError.notRunning.rawValue)
+        #expect(out.audioBufferList.pointee.mBuffers.mDataByteSize == 0)
+        try engine.start()
+        out.frameLength = 64
+        #expect(engine.manualRenderingBlock(65, out.mutableAudioBufferList, &err) == .error)   // over the maximum
+        #expect(out.audioBufferList.pointee.mBuffers.mDataByteSize == 0)
+        // An interleaved list for a deinterleaved format: refused before rendering.
+        let interleaved = AVAudioPCMBuffer(pcmFormat: AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: 48_000, channels: 2, interleaved: true)!,
+                                           frameCapacity: 64)!
+        #expect(engine.manualRenderingBlock(64, interleaved.mutableAudioBufferList, &err) == .error)
+        #expect(engine.manualRenderingSampleTime == 0)
+        out.frameLength = 64
+        #expect(engine.manualRenderingBlock(64, out.mutableAudioBufferList, &err) == .success)
+        #expect(err == noErr)
+        #expect(engine.manualRenderingSampleTime == 64)
+        #expect(out.audioBufferList.pointee.mBuffers.mDataByteSize == 64 * 4)
+    }
+
     /// Leaving manual rendering gives the input node the device's format again; the block is
     /// forgotten (Apple: switching to a device "invalidates any previously set block").
     @Test func disablingManualRenderingRestoresTheDeviceFormat() throws {

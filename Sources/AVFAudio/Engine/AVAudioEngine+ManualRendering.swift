@@ -96,17 +96,35 @@ extension AVAudioEngine {
     public var manualRenderingBlock: AVAudioEngineManualRenderingBlock {
         return { [unowned self] frameCount, outBuffer, outError in
             let state = self.manualRenderingState
-            guard let mode = state.mode, let format = state.format, self.isRunningUnlocked else {
-                outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
+            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
+            // Apple: "irrespective of the returned status code, on exit, the output buffer's
+            // mDataByteSize will indicate the number of PCM data bytes rendered" — none on error.
+            func fail(_ code: OSStatus) -> AVAudioEngineManualRenderingStatus {
+                var b = 0
+                while b < list.count { list[b].mDataByteSize = 0; b += 1 }
+                outError?.pointee = code
                 return .error
             }
-            guard frameCount <= state.maximumFrames else {
-                outError?.pointee = OSStatus(kAudioConverterErr_InvalidOutputSize)
-                return .error
+            guard let mode = state.mode, let format = state.format, self.isRunningUnlocked else {
+                return fail(OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue))
+            }
+            guard frameCount <= state.maximumFrames else { return fail(OSStatus(kAudioConverterErr_InvalidOutputSize)) }
+            // The caller's buffers must be laid out as the manual rendering format says; checked
+            // before rendering, so a refused call does not advance the timeline.
+            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
+                return fail(OSStatus(kAudioConverterErr_FormatNotSupported))
+            }
+            // Engine memory can be lent only as one Float32 channel per buffer (see below); other
+            // formats must bring their own memory.
+            if type != .float32 || (format.isInterleaved && format.channelCount > 1) {
+                var b = 0
+                while b < list.count {
+                    if list[b].mData == nil { return fail(OSStatus(kAudio_ParamError)) }
+                    b += 1
+                }
             }
             let frames = Int(frameCount)
             let (status, source) = self.renderManualCycle(frames: frames)
-            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
             let bytesPerFrame = Int(format.streamDescription.pointee.mBytesPerFrame)
             // Buffers without memory borrow the engine's (Float32 planar formats). Index loops:
             // generic collection algorithms allocate coroutine frames in debug builds.
@@ -116,10 +134,6 @@ extension AVAudioEngine {
                     if list[i].mData == nil { list[i].mData = UnsafeMutableRawPointer(source.channels[i]) }
                     i += 1
                 }
-            }
-            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
-                outError?.pointee = OSStatus(kAudioConverterErr_FormatNotSupported)
-                return .error
             }
             var b = 0
             while b < list.count { list[b].mDataByteSize = UInt32(frames * bytesPerFrame); b += 1 }
