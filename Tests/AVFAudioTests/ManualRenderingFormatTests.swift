@@ -115,6 +115,35 @@ final class SineInput {
         for c in 0..<2 { #expect((0..<10).allSatisfy { outputBuf.floatChannelData![c][$0].isFinite }) }
     }
 
+    /// AudioKit 5's own graph, in its test's order: the mode is enabled first; `engine.input`
+    /// then connects the input node to an input mixer with format nil, that mixer into an engine
+    /// mixer with `.stereo` (44.1 kHz) through `connect(_:to:[AVAudioConnectionPoint]...)`, the
+    /// engine mixer into the main mixer with `.stereo`; the input format is set last.
+    @Test func audioKitGraphInItsTestsOrder() throws {
+        let frameCount: AVAudioFrameCount = 10
+        let stereo = AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2)!
+        let engine = AVAudioEngine()
+        try engine.enableManualRenderingMode(.realtime, format: stereo, maximumFrameCount: frameCount)
+        let inputMixer = AVAudioMixerNode(), engineMixer = AVAudioMixerNode()
+        engine.attach(inputMixer)
+        engine.connect(engine.inputNode, to: inputMixer, format: nil)
+        engine.attach(engineMixer)
+        engine.connect(engineMixer, to: engine.mainMixerNode, format: stereo)
+        var points = engine.outputConnectionPoints(for: inputMixer, outputBus: 0)
+        points.append(AVAudioConnectionPoint(node: engineMixer, bus: engineMixer.nextAvailableInputBus))
+        engine.connect(inputMixer, to: points, fromBus: 0, format: stereo)
+        let input = SineInput(format: stereo, capacity: frameCount)
+        engine.inputNode.setManualRenderingInputPCMFormat(stereo, inputBlock: input.block)
+        try engine.start()
+        let result = Self.render(engine, frames: frameCount, cycles: 100)
+        #expect(result.statuses.allSatisfy { $0 == .success })
+        #expect(input.largestRequest <= frameCount, "the block was asked for \(input.largestRequest) frames")
+        for c in 0..<2 {
+            let worst = result.channels[c].enumerated().map { abs($1 - SineInput.sample($0, channel: c, rate: 44_100)) }.max()!
+            #expect(worst < 1e-6, "channel \(c): largest error \(worst)")
+        }
+    }
+
     /// Every order of connect / enable / set input format, at 44.1 and 48 kHz, mono and stereo,
     /// with 10-frame and maximum-frame cycles: the output is the input sample for sample, the
     /// block is never asked for more than `maximumFrameCount`, every cycle succeeds.
