@@ -124,6 +124,29 @@ import AVFoundation
         }
     }
 
+    /// Without a format the block renders in the connection's format (Apple: "the system uses the
+    /// connection format to set the audio format for the output bus") — Int16 interleaved here.
+    @Test func withoutAFormatTheBlockRendersTheConnectionsFormat() throws {
+        let connection = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 48_000, channels: 2, interleaved: true)!
+        let engine = AVAudioEngine()
+        var layoutOK = true
+        let source = AVAudioSourceNode { _, timestamp, frameCount, list in
+            Self.fill(list, frames: Int(frameCount), start: Int64(timestamp.pointee.mSampleTime), format: connection, layoutOK: &layoutOK)
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: connection)
+        let stereo = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        try engine.enableManualRenderingMode(.offline, format: stereo, maximumFrameCount: 480)
+        try engine.start()
+        let out = try Offline.render(engine, total: 960, chunk: 480)
+        #expect(layoutOK)
+        for c in 0..<2 {
+            let worst = out[c].enumerated().map { abs(Double($1) - Self.signal(Int64($0), c)) }.max()!
+            #expect(worst <= 1.0 / 32_768 + 1e-7, "channel \(c): largest error \(worst)")
+        }
+    }
+
     /// Before any connection the output bus is the engine's format (deinterleaved Float32) with
     /// the block's rate and channels.
     @Test func theOutputBusIsFloat32WithTheBlocksChannels() {
