@@ -97,6 +97,28 @@ import AVFoundation
         #expect(Self.near(level, 0.5 + 0.5, 0.5), "\(level)")
     }
 
+    /// Every property of a destination is derived from the source node until set on it; setting
+    /// it there does not reach the source; setting the source's property later overrides it.
+    @Test func destinationPropertiesDeriveFromTheSource() throws {
+        let rig = try Rig()
+        let (player, mixer) = (rig.player, rig.mixer)
+        player.position = AVAudio3DPoint(x: 1, y: 2, z: 3)
+        player.reverbBlend = 0.25
+        player.renderingAlgorithm = .HRTF
+        let destination = try #require(player.destination(forMixer: mixer, bus: 1))
+        #expect(destination.position == AVAudio3DPoint(x: 1, y: 2, z: 3))
+        #expect(destination.reverbBlend == 0.25)
+        #expect(destination.renderingAlgorithm == .HRTF)
+        #expect(destination.rate == 1 && destination.obstruction == 0)
+        destination.position = AVAudio3DPoint(x: -1, y: 0, z: 0)
+        destination.reverbBlend = 0.75
+        #expect(player.position == AVAudio3DPoint(x: 1, y: 2, z: 3))
+        #expect(player.reverbBlend == 0.25)
+        player.position = AVAudio3DPoint(x: 0, y: 0, z: 5)
+        #expect(destination.position == AVAudio3DPoint(x: 0, y: 0, z: 5))
+        #expect(destination.reverbBlend == 0.75)   // only the property set on the source is overridden
+    }
+
     /// Connecting the player to the effect after the effect feeds the mixer (the other order)
     /// still brings the player's settings to that mixer input.
     @Test func settingsReachAMixerInputConnectedBeforeItsSource() throws {
