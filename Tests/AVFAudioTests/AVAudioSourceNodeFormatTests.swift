@@ -46,13 +46,15 @@ import AVFoundation
 
     /// Renders `total` frames of a source in `blockFormat` connected to a sink with `connection`;
     /// returns what the sink received (one array per channel) and whether every block call saw
-    /// the block format's layout.
+    /// the block format's layout, at most `chunk` frames and a timestamp continuing the last call's.
     static func render(blockFormat: AVAudioFormat, connection: AVAudioFormat, total: Int = 4_800, chunk: AVAudioFrameCount = 480)
         throws -> (received: [[Float]], layoutOK: Bool, requested: Int) {
         let engine = AVAudioEngine()
         var layoutOK = true
         var requested = 0
         let source = AVAudioSourceNode(format: blockFormat) { _, timestamp, frameCount, list in
+            // Never more than the engine's maximum per call; timestamps contiguous.
+            if frameCount > chunk || Int64(timestamp.pointee.mSampleTime) != Int64(requested) { layoutOK = false }
             fill(list, frames: Int(frameCount), start: Int64(timestamp.pointee.mSampleTime), format: blockFormat, layoutOK: &layoutOK)
             requested += Int(frameCount)
             return noErr
@@ -112,7 +114,7 @@ import AVFoundation
         let blockFormat = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 44_100, channels: 2, interleaved: true)!
         let connection = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
         let (received, layoutOK, requested) = try Self.render(blockFormat: blockFormat, connection: connection, total: 48_000)
-        #expect(layoutOK)
+        #expect(layoutOK, "layout, request size (at most 480 frames even when the converter starts) or timestamps")
         // About one second at 44.1 kHz (the converter reads a little ahead).
         #expect(abs(requested - 44_100) < 2_000, "\(requested) frames requested")
         for c in 0..<2 {
@@ -122,6 +124,42 @@ import AVFoundation
             let worst = tail.indices.map { abs(Double(received[c][$0]) - Self.signal(Int64($0), c, rate: 48_000)) }.max()!
             #expect(worst < 2e-3, "channel \(c): largest error \(worst)")
         }
+    }
+
+    /// A Float32 source upstream of a mixer converting 48 → 44.1 kHz, rendered 10 frames at a time:
+    /// the converter's first pull (its filter span) reaches the block in requests of at most 10
+    /// frames with contiguous timestamps, and the output is the sine at 44.1 kHz.
+    @Test func theBlockIsNeverAskedForMoreThanTheMaximumFrameCount() throws {
+        let engine = AVAudioEngine()
+        var largest: AVAudioFrameCount = 0
+        var next: Int64 = 0
+        var contiguous = true
+        let mono48 = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!
+        let source = AVAudioSourceNode(format: mono48) { _, timestamp, frameCount, list in
+            largest = max(largest, frameCount)
+            let start = Int64(timestamp.pointee.mSampleTime)
+            if start != next { contiguous = false }
+            next = start + Int64(frameCount)
+            let p = UnsafeMutableAudioBufferListPointer(list)[0].mData!.assumingMemoryBound(to: Float.self)
+            for i in 0..<Int(frameCount) { p[i] = Float(Self.signal(start + Int64(i), 0)) }
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: mono48)
+        try engine.enableManualRenderingMode(.realtime, format: AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1)!,
+                                             maximumFrameCount: 10)
+        try engine.start()
+        let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 10)!
+        var rendered: [Float] = []
+        var err: OSStatus = 0
+        for _ in 0..<2_000 {
+            #expect(engine.manualRenderingBlock(10, out.mutableAudioBufferList, &err) == .success)
+            rendered += UnsafeBufferPointer(start: out.floatChannelData![0], count: 10)
+        }
+        #expect(largest <= 10, "the block was asked for \(largest) frames")
+        #expect(contiguous)
+        let worst = (10_000..<rendered.count).map { abs(Double(rendered[$0]) - Self.signal(Int64($0), 0, rate: 44_100)) }.max()!
+        #expect(worst < 2e-3, "largest error \(worst)")
     }
 
     /// Without a format the block renders in the connection's format (Apple: "the system uses the

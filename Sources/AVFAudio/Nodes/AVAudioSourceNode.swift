@@ -24,6 +24,7 @@
 // per cycle, at its own rate, with contiguous sample times). Nothing is allocated on the render
 // thread; the rate converter (and with it the block's timeline) persists across plans.
 import AudioKernels
+import Synchronization
 
 /// A node that produces audio from a render block.
 open class AVAudioSourceNode: AVAudioNode, AVAudioMixing {
@@ -58,6 +59,14 @@ final class SourceRenderer: NodeRenderer {
     /// Persists across plans while the rates and channels stay the same; its `inputSampleTime`
     /// (block frames consumed) is the block's timeline when the rates differ.
     private var rateConverter: MixerRateConverter?
+    /// The most frames one block call may be asked for: the engine's maximum cycle (set by the
+    /// plan compiler). A cycle needing more — upstream of a rate conversion, whose first cycle pulls
+    /// its whole filter span — calls the block several times, with consecutive timestamps.
+    let maximumRequest = Atomic<Int>(4096)
+    var maximumRequestFrames: Int {
+        get { maximumRequest.load(ordering: .relaxed) }
+        set { maximumRequest.store(newValue, ordering: .relaxed) }
+    }
 
     init(block: @escaping AVAudioSourceNodeRenderBlock, format: AVAudioFormat?) {
         self.block = block
@@ -77,6 +86,7 @@ final class SourceRenderer: NodeRenderer {
         let list: UnsafeMutableAudioBufferListPointer
         let ownData: UnsafeMutablePointer<UnsafeMutableRawPointer>
         let readPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        let destinationPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
         /// Float32 planar staging for the rate converter (nil when the rates match).
         let staging: RenderBuffer?
         let converter: MixerRateConverter?
@@ -96,6 +106,7 @@ final class SourceRenderer: NodeRenderer {
             list = AudioBufferList.allocate(maximumBuffers: bufferCount)
             ownData = .allocate(capacity: bufferCount)
             readPointers = .allocate(capacity: bufferCount)
+            destinationPointers = .allocate(capacity: max(1, channels))
             for b in 0..<bufferCount {
                 ownData[b] = memory + b * bytesPerBuffer
                 readPointers[b] = ownData[b]
@@ -109,6 +120,7 @@ final class SourceRenderer: NodeRenderer {
             free(list.unsafeMutablePointer)
             ownData.deallocate()
             readPointers.deallocate()
+            destinationPointers.deallocate()
         }
 
         /// Points the list back at our memory, sized for `frames` frames.
@@ -147,38 +159,52 @@ final class SourceRenderer: NodeRenderer {
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
         let output = outputs[0]
         let frames = cycle.frames
-        var isSilence = ObjCBool(false)
-        var stamp = AudioTimeStamp()
-        stamp.mHostTime = cycle.hostTime
-        stamp.mRateScalar = 1
-        stamp.mFlags = AVAudioTime.renderStampFlags
+        output.restoreChannels()
         guard let stateObject = state else {
-            renderInPlace(output, frames: frames, sampleTime: cycle.sampleTime, stamp: &stamp, isSilence: &isSilence)
+            renderInPlace(output, frames: frames, cycle: cycle)
             return
         }
         let state = unsafeDowncast(stateObject, to: State.self)
         let blockFrames = state.converter.map { min(state.capacity, $0.inputFramesNeeded(forOutputFrames: frames)) } ?? frames
-        state.resetList(frames: blockFrames)
-        stamp.mSampleTime = Double(state.converter?.inputSampleTime ?? cycle.sampleTime)
-        let status = block(&isSilence, &stamp, AVAudioFrameCount(blockFrames), state.list.unsafeMutablePointer)
-        output.restoreChannels()
-        // The block may point mData at its own memory: read from wherever it left the samples.
-        var b = 0
-        while b < state.bufferCount {
-            state.readPointers[b] = state.list[b].mData ?? state.ownData[b]
-            b += 1
+        let start = state.converter?.inputSampleTime ?? cycle.sampleTime
+        // The block's frames land in the converter's staging buffer, or straight in the output.
+        let destination = state.staging ?? output
+        destination.restoreChannels()
+        var failed = false
+        var silent = true
+        var offset = 0
+        while offset < blockFrames {
+            let n = min(maximumRequestFrames, state.capacity, blockFrames - offset)
+            state.resetList(frames: n)
+            var isSilence = ObjCBool(false)
+            var stamp = Self.stamp(sampleTime: start + Int64(offset), hostTime: cycle.hostTime)
+            guard block(&isSilence, &stamp, AVAudioFrameCount(n), state.list.unsafeMutablePointer) == noErr else {
+                failed = true
+                break
+            }
+            silent = silent && isSilence.boolValue
+            // The block may point mData at its own memory: read from wherever it left the samples.
+            var b = 0
+            while b < state.bufferCount {
+                state.readPointers[b] = state.list[b].mData ?? state.ownData[b]
+                b += 1
+            }
+            let source: ProcessingBufferPointer = state.interleaved
+                ? .interleaved(state.readPointers[0], channelCount: state.channels, sampleType: state.sampleType)
+                : .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.readPointers), count: state.channels), sampleType: state.sampleType)
+            var c = 0
+            while c < state.channels {
+                state.destinationPointers[c] = UnsafeMutableRawPointer(destination.channels[min(c, destination.channelCount - 1)] + offset)
+                c += 1
+            }
+            SampleConversion.convert(frameCount: n, from: source,
+                                     to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.destinationPointers), count: state.channels),
+                                                        sampleType: .float32))
+            offset += n
         }
-        let failed = status != noErr
-        let source: ProcessingBufferPointer = state.interleaved
-            ? .interleaved(state.readPointers[0], channelCount: state.channels, sampleType: state.sampleType)
-            : .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.readPointers), count: state.channels), sampleType: state.sampleType)
         if let converter = state.converter, let staging = state.staging {
             // Always feed the converter (its stream must stay continuous), silence on failure.
-            if failed {
-                staging.clear(frames: blockFrames)
-            } else {
-                convert(source, frames: blockFrames, into: staging)
-            }
+            if failed { staging.clear(frames: blockFrames) }
             staging.frames = blockFrames
             let converted = converter.convert(staging, producing: frames)
             var c = 0
@@ -186,46 +212,65 @@ final class SourceRenderer: NodeRenderer {
                 output.channels[c].update(from: converted[min(c, state.channels - 1)], count: frames)
                 c += 1
             }
-        } else if !failed {
-            convert(source, frames: frames, into: output)
         }
         output.frames = frames
         if failed {
             output.clear(frames: frames)
         } else {
-            output.isSilent = isSilence.boolValue
+            output.isSilent = silent
         }
     }
 
-    /// Converts the block's samples into a Float32 planar render buffer.
     @inline(__always)
-    private func convert(_ source: ProcessingBufferPointer, frames: Int, into destination: RenderBuffer) {
-        let channels = UnsafeRawPointer(destination.channels).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
-        SampleConversion.convert(frameCount: frames, from: source,
-                                 to: .deinterleaved(UnsafeBufferPointer(start: channels, count: min(source.channelCount, destination.channelCount)),
-                                                    sampleType: .float32))
-    }
-
-    /// The engine's own format: the block writes into the output buffer's AudioBufferList.
-    @inline(__always)
-    private func renderInPlace(_ output: RenderBuffer, frames: Int, sampleTime: Int64, stamp: inout AudioTimeStamp, isSilence: inout ObjCBool) {
-        output.resetBufferList(frames: frames)
+    private static func stamp(sampleTime: Int64, hostTime: UInt64) -> AudioTimeStamp {
+        var stamp = AudioTimeStamp()
         stamp.mSampleTime = Double(sampleTime)
-        let status = block(&isSilence, &stamp, AVAudioFrameCount(frames), output.bufferList.unsafeMutablePointer)
-        // A block may point mData at its own memory: copy it into ours.
-        for c in 0..<output.channelCount {
-            if let data = output.bufferList[c].mData, data != UnsafeMutableRawPointer(output.channels[c]) {
-                output.channels[c].update(from: data.assumingMemoryBound(to: Float.self), count: frames)
+        stamp.mHostTime = hostTime
+        stamp.mRateScalar = 1
+        stamp.mFlags = AVAudioTime.renderStampFlags
+        return stamp
+    }
+
+    /// The engine's own format: the block writes into the output buffer's AudioBufferList, a
+    /// request of at most `maximumRequestFrames` at a time.
+    @inline(__always)
+    private func renderInPlace(_ output: RenderBuffer, frames: Int, cycle: RenderCycle) {
+        var failed = false
+        var silent = true
+        var offset = 0
+        while offset < frames {
+            let n = min(maximumRequestFrames, frames - offset)
+            let bytes = UInt32(n * MemoryLayout<Float>.size)
+            var c = 0
+            while c < output.channelCount {
+                output.bufferList[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: bytes, mData: UnsafeMutableRawPointer(output.channels[c] + offset))
+                c += 1
             }
-        }
-        output.frames = frames
-        if status != noErr || isSilence.boolValue {
-            if status != noErr { for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) } }
-            output.isSilent = true
-        } else {
-            output.isSilent = false
+            var isSilence = ObjCBool(false)
+            var stamp = Self.stamp(sampleTime: cycle.sampleTime + Int64(offset), hostTime: cycle.hostTime)
+            guard block(&isSilence, &stamp, AVAudioFrameCount(n), output.bufferList.unsafeMutablePointer) == noErr else {
+                failed = true
+                break
+            }
+            silent = silent && isSilence.boolValue
+            // A block may point mData at its own memory: copy it into ours.
+            c = 0
+            while c < output.channelCount {
+                let own = UnsafeMutableRawPointer(output.channels[c] + offset)
+                if let data = output.bufferList[c].mData, data != own {
+                    (output.channels[c] + offset).update(from: data.assumingMemoryBound(to: Float.self), count: n)
+                }
+                c += 1
+            }
+            offset += n
         }
         output.resetBufferList(frames: frames)
+        output.frames = frames
+        if failed {
+            output.clear(frames: frames)
+        } else {
+            output.isSilent = silent
+        }
     }
 
     override func resetState() {
