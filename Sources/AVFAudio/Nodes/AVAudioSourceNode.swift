@@ -20,8 +20,9 @@
 // writes straight into the node's output buffer. Otherwise the plan gives the node a buffer in the
 // block's format (allocated when the plan is compiled) and the node converts after the block:
 // sample type and layout with SampleConversion, then — if the rates differ — through a streaming
-// rate converter that asks, each cycle, how many block frames it needs (the block is called once
-// per cycle, at its own rate, with contiguous sample times). Nothing is allocated on the render
+// rate converter that asks, each cycle, how many block frames it needs (at the block's rate, with
+// contiguous sample times). Either way the block is asked for at most the engine's maximum frame
+// count per call; a cycle needing more calls it several times. Nothing is allocated on the render
 // thread; the rate converter (and with it the block's timeline) persists across plans.
 import AudioKernels
 import Synchronization
