@@ -298,6 +298,124 @@ func eventually(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         #expect(statuses.count(AVAudioEngineManualRenderingStatus.error.rawValue) > 0)
         engine.stop()
     }
+
+    // MARK: Nothing lost: floods, a full event queue, a slow tap
+
+    /// 4 threads × 25 000 one-frame buffers scheduled on one player (any thread may schedule:
+    /// the command queue has many producers and a control-side overflow).
+    static func flood(_ player: AVAudioPlayerNode, completions: KeyedCounter, threads: Int = 4, perThread: Int = 25_000) -> [Thread] {
+        let tiny = Self.buffer(frames: 1)
+        return (0..<threads).map { t in
+            let thread = Thread {
+                for i in 0..<perThread {
+                    let key = t * perThread + i
+                    player.scheduleBuffer(tiny) { completions.add(key) }
+                }
+            }
+            thread.start()
+            return thread
+        }
+    }
+
+    @Test func floodOfTinyBuffersFromFourThreadsOffline() throws {
+        let (engine, player) = Self.rig()
+        try engine.enableManualRenderingMode(.offline, format: Self.format, maximumFrameCount: 4096)
+        try engine.start()
+        player.play()
+        let completions = KeyedCounter()
+        let schedulers = Self.flood(player, completions: completions)
+        let output = AVAudioPCMBuffer(pcmFormat: Self.format, frameCapacity: 4096)!
+        guard withWatchdog("offline rendering while 4 threads schedule 100 000 buffers", seconds: 60, {
+            while completions.value < 100_000 || !schedulers.allSatisfy(\.isFinished) {
+                _ = try? engine.renderOffline(4096, to: output)
+            }
+        }) else { return }
+        let counts = completions.snapshot
+        #expect(counts.count == 100_000)
+        #expect(counts.values.allSatisfy { $0 == 1 }, "every completion exactly once")
+        engine.stop()
+        #expect(completions.value == 100_000)
+    }
+
+    @Test func floodOfTinyBuffersFromFourThreadsInRealTime() throws {
+        let (engine, player) = Self.rig()
+        try engine.start()
+        player.play()
+        let completions = KeyedCounter()
+        let schedulers = Self.flood(player, completions: completions)
+        guard withWatchdog("real-time rendering while 4 threads schedule 100 000 buffers", seconds: 60, {
+            while !schedulers.allSatisfy(\.isFinished) { usleep(1000) }
+            _ = eventually(seconds: 1) { completions.value == 100_000 }
+            // Whatever is still queued (in the command queue or its overflow) completes on stop.
+            engine.stop()
+        }) else { return }
+        let counts = completions.snapshot
+        #expect(counts.count == 100_000)
+        #expect(counts.values.allSatisfy { $0 == 1 }, "every completion exactly once")
+    }
+
+    /// 20 players × 300 one-frame buffers, 255 of each reaching the render side before the first
+    /// 4096-frame cycle (the command queue holds 256, `play` included): 5100 completions in one
+    /// cycle overflow the 4096-slot event queue. The excess waits on the render side and is
+    /// delivered at the next cycle; the overflow is counted; nothing runs twice.
+    @Test func fullEventQueueDefersCompletionsToTheNextCycle() throws {
+        let engine = AVAudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: Self.format, maximumFrameCount: 4096)
+        let completions = KeyedCounter()
+        let tiny = Self.buffer(frames: 1)
+        var players: [AVAudioPlayerNode] = []
+        for p in 0..<20 {
+            let player = AVAudioPlayerNode()
+            engine.attach(player)
+            engine.connect(player, to: engine.mainMixerNode, format: Self.format)
+            players.append(player)
+            _ = p
+        }
+        try engine.start()
+        for (p, player) in players.enumerated() {
+            player.play()
+            for i in 0..<300 { player.scheduleBuffer(tiny) { completions.add(p * 300 + i) } }
+        }
+        let before = engine._renderEventOverflowCount
+        let output = AVAudioPCMBuffer(pcmFormat: Self.format, frameCapacity: 4096)!
+        _ = try engine.renderOffline(4096, to: output)
+        let afterFirst = completions.value
+        #expect(afterFirst < 6000, "the first cycle delivers what fits (\(afterFirst))")
+        #expect(engine._renderEventOverflowCount > before, "the overflow is counted")
+        for _ in 0..<4 where completions.value < 6000 { _ = try engine.renderOffline(4096, to: output) }
+        let counts = completions.snapshot
+        #expect(counts.count == 6000)
+        #expect(counts.values.allSatisfy { $0 == 1 })
+        engine.stop()
+    }
+
+    /// A tap whose block takes 40 ms per 512-frame buffer (4 × real time) never slows the
+    /// render thread: the engine's clock keeps pace with the wall clock, the tap falls behind and
+    /// drops whole cycles, and stop() still returns.
+    @Test func slowTapNeverStallsRendering() throws {
+        let (engine, player) = Self.rig()
+        let delivered = KeyedCounter()
+        engine.mainMixerNode.installTap(onBus: 0, bufferSize: 512, format: nil) { _, _ in
+            delivered.add()
+            usleep(40_000)
+        }
+        try engine.start()
+        player.scheduleBuffer(Self.buffer(frames: 48_000), at: nil, options: .loops)
+        player.play()
+        guard withWatchdog("slow tap", seconds: 20, {
+            usleep(100_000)
+            let start = player.lastRenderTime?.sampleTime ?? 0
+            let wallStart = Date()
+            usleep(1_000_000)
+            let end = player.lastRenderTime?.sampleTime ?? 0
+            let seconds = Date().timeIntervalSince(wallStart)
+            let rendered = Double(end - start) / 48_000
+            #expect(rendered > 0.8 * seconds, "rendered \(rendered) s of audio in \(seconds) s")
+            engine.stop()
+        }) else { return }
+        // In 1.1 s about 100 cycles were rendered; the tap could take at most ~28 of them.
+        #expect(delivered.value > 0 && delivered.value < 60, "\(delivered.value) tap buffers")
+    }
 }
 
 /// A mutable reference shared with handlers (tests only).

@@ -70,8 +70,8 @@ final class ScheduledItem: PendingCompletion {
 // through the items themselves, which the control side allocates when scheduling), so the
 // render side has no item capacity at all; the same goes for items waiting for `.dataPlayedBack`.
 // Commands (schedule, play, pause, stop) travel through a small many-producer queue (any thread
-// may schedule: a UI thread, completion handlers on the dispatcher, a render block) of 128 slots,
-// about 4 KB. Commands that do not fit wait, in order, in a control-side overflow list; when the
+// may schedule: a UI thread, completion handlers on the dispatcher, a render block) of 256 slots,
+// about 6 KB. Commands that do not fit wait, in order, in a control-side overflow list; when the
 // render thread has drained the queue and sees the overflow flag, it posts one `refillCommands`
 // event and the dispatcher (or `renderOffline`) moves the overflow into the queue. Nothing is
 // dropped and a flood of schedules from many threads costs only the items themselves.
@@ -84,7 +84,7 @@ final class PlayerRenderer: NodeRenderer {
     }
 
     weak var node: AVAudioPlayerNode?
-    static let commandCapacity = 128
+    static let commandCapacity = 256
     private let commands = MPSCQueue<Command>(capacity: PlayerRenderer.commandCapacity)
     /// The same queue, for the render thread's emptiness check without a retain.
     private let commandsRef: Unmanaged<MPSCQueue<Command>>
@@ -269,7 +269,7 @@ final class PlayerRenderer: NodeRenderer {
         let events = cycle.events
         // Commands: completions they cause go to the event queue (no allocation: the array stays
         // empty unless a flush completes items, which reuses the reserved capacity).
-        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) { applyCommands(events: events) }
+        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) || hasOverflow.load(ordering: .relaxed) { applyCommands(events: events) }
         if let s = state { latencyFrames = unsafeDowncast(s, to: State.self).latencyFrames }
         Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
             renderItems(into: output, cycle: &cycle, events: events)
