@@ -19,7 +19,7 @@ final class NullAudioDevice: AudioOutputDevice {
     private final class Session: @unchecked Sendable {
         let running = Atomic<Bool>(true)
         let finished = DispatchSemaphore(value: 0)
-        var thread: Thread?
+        weak var thread: Thread?   // (weak: the running thread keeps itself alive; its closure holds the session)
     }
     private var session: Session?
     private var memory: UnsafeMutablePointer<Float>

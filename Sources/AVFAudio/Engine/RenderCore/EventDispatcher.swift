@@ -44,7 +44,8 @@ final class EventDispatcher: @unchecked Sendable {
     private let drain: () -> Void
     private let running = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
-    private var thread: Thread?
+    // (weak: the thread keeps itself alive while it runs, and its closure holds the dispatcher)
+    private weak var thread: Thread?
 
     /// `drain` runs the engine's queued events (it must not keep the engine alive).
     init(drain: @escaping () -> Void) {
