@@ -29,6 +29,20 @@ func systemError(_ err: Int32, _ what: String, path: String) -> AudioFileFormatE
     return AudioFileFormatError(code: code, message: "\(what) \(quoted(path)): \(systemErrorText(err))")
 }
 
+/// The OSStatus Apple's AudioFile reports when open(2) fails, as its published Core Audio SDK
+/// source maps errno (`AudioFileTranslateErrno` in AudioFileObject.h): too many open files → -42,
+/// no permission or a read-only file system → -54, too many links → '!pth', and everything else —
+/// including a missing file or directory — 'wht?' (kAudioFileUnspecifiedError), which is what
+/// AVAudioFile is seen to report for a missing file (see AVFAudio's Types/AVAudioErrors.swift).
+func openErrorCode(_ err: Int32) -> Int32 {
+    switch err {
+    case ENFILE, EMFILE: return -42                         // kAudio_TooManyFilesOpenError
+    case EPERM, EROFS, EACCES, EEXIST: return -54           // kAudio_FilePermissionError
+    case EMLINK: return 0x2170_7468                         // '!pth' kAudio_BadFilePathError
+    default: return Code.unspecified                        // 'wht?'
+    }
+}
+
 func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 { open(path, flags, mode) }
 func posixClose(_ fd: Int32) -> Int32 { close(fd) }
 
@@ -47,15 +61,17 @@ struct RawFile {
                 let message = forWriting
                     ? "cannot create \(quoted(path)): its directory does not exist"
                     : "\(quoted(path)) does not exist"
-                throw AudioFileFormatError(code: Code.fileNotFound, message: message)
+                throw AudioFileFormatError(code: openErrorCode(err), message: message)
             }
-            throw systemError(err, forWriting ? "cannot create" : "cannot open", path: path)
+            let what = forWriting ? "cannot create" : "cannot open"
+            throw AudioFileFormatError(code: openErrorCode(err), message: "\(what) \(quoted(path)): \(systemErrorText(err))")
         }
         if !forWriting {
             var st = stat()
             if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
                 _ = posixClose(fd)
-                throw AudioFileFormatError(code: Code.permissions, message: "\(quoted(path)) is a directory, not an audio file")
+                // Apple reports 'wht?' for a directory (read(2) fails with EISDIR → default).
+                throw AudioFileFormatError(code: Code.unspecified, message: "\(quoted(path)) is a directory, not an audio file")
             }
         }
         return RawFile(fd: fd, path: path)

@@ -1,5 +1,6 @@
 // OSStatus codes that AVAudioFile and AVAudioConverter report (AudioFile.h, AudioConverter.h,
-// AudioFormat.h). AVFAudio wraps them in NSError with NSOSStatusErrorDomain, as Apple does.
+// AudioFormat.h, CoreAudioBaseTypes.h, AUComponent.h). AVFAudio wraps them in NSError the way
+// Apple does (domains per class: see Sources/AVFAudio/Types/AVAudioErrors.swift).
 
 public let kAudioFileUnspecifiedError: OSStatus = 0x7768_743F // 'wht?'
 public let kAudioFileUnsupportedFileTypeError: OSStatus = 0x7479_703F // 'typ?'
@@ -18,6 +19,20 @@ public let kAudioFileNotOpenError: OSStatus = -38
 public let kAudioFileEndOfFileError: OSStatus = -39
 public let kAudioFilePositionError: OSStatus = -40
 public let kAudioFileFileNotFoundError: OSStatus = -43
+
+// General Core Audio errors (CoreAudioBaseTypes.h).
+public let kAudio_UnimplementedError: OSStatus = -4
+public let kAudio_FileNotFoundError: OSStatus = -43
+public let kAudio_FilePermissionError: OSStatus = -54
+public let kAudio_TooManyFilesOpenError: OSStatus = -42
+public let kAudio_BadFilePathError: OSStatus = 0x2170_7468 // '!pth'
+public let kAudio_ParamError: OSStatus = -50
+public let kAudio_MemFullError: OSStatus = -108
+
+// Audio unit errors that AVAudioEngine reports (AUComponent.h).
+public let kAudioUnitErr_FailedInitialization: OSStatus = -10875
+public let kAudioUnitErr_FormatNotSupported: OSStatus = -10868
+public let kAudioUnitErr_InvalidPropertyValue: OSStatus = -10851
 
 public let kAudioConverterErr_FormatNotSupported: OSStatus = 0x666D_743F // 'fmt?'
 public let kAudioConverterErr_OperationNotSupported: OSStatus = 0x6F70_3F3F // 'op??'

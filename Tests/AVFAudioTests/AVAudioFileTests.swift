@@ -222,14 +222,17 @@ func sample(_ b: AVAudioPCMBuffer, _ channel: Int, _ frame: Int) -> Float {
         #expect(try AVAudioFile(forReading: url).length == 1000)
     }
 
-    @Test func missingFileThrowsFileNotFound() {
+    /// Apple reports a missing file as com.apple.coreaudio.avfaudio 2003334207 ('wht?') from
+    /// ExtAudioFileOpenURL (sources in Sources/AVFAudio/Types/AVAudioErrors.swift).
+    @Test func missingFileThrowsApplesUnspecifiedError() {
         let url = URL(fileURLWithPath: "/nonexistent/dir/missing.wav")
         do {
             _ = try AVAudioFile(forReading: url)
             Issue.record("expected an error")
         } catch let error as NSError {
-            #expect(error.domain == NSOSStatusErrorDomain)
-            #expect(error.code == Int(kAudioFileFileNotFoundError))
+            #expect(error.domain == "com.apple.coreaudio.avfaudio")
+            #expect(error.code == Int(kAudioFileUnspecifiedError))
+            #expect((error.userInfo["failed call"] as? String)?.hasPrefix("ExtAudioFileOpenURL(") == true)
             #expect(error.localizedDescription.contains("missing.wav"))
         }
     }
@@ -250,7 +253,7 @@ func sample(_ b: AVAudioPCMBuffer, _ channel: Int, _ frame: Int) -> Float {
                 _ = try AVAudioFile(forReading: url)
                 Issue.record("\(name): expected an error")
             } catch let error as NSError {
-                #expect(error.domain == NSOSStatusErrorDomain, "\(name)")
+                #expect(error.domain == "com.apple.coreaudio.avfaudio", "\(name)")
                 #expect(error.localizedDescription.contains(name), "\(name): \(error.localizedDescription)")
             }
         }

@@ -22,7 +22,7 @@ struct CorpusTests {
             } catch let error as NSError {
                 // A file we cannot read must be one libsndfile also rejects or cannot represent
                 // (e.g. 36-bit integers), and the error must name it.
-                #expect(error.domain == NSOSStatusErrorDomain)
+                #expect(error.domain == "com.apple.coreaudio.avfaudio")
                 #expect(error.localizedDescription.contains(url.lastPathComponent), "\(error.localizedDescription)")
                 // We reject a header that contradicts itself (block alignment that does not fit
                 // the channels and bit depth), where libsndfile guesses; that is the one allowed
@@ -65,7 +65,7 @@ struct CorpusTests {
                 let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 4096)!
                 try file.read(into: buffer)
             } catch let error as NSError {
-                #expect(error.domain == NSOSStatusErrorDomain)
+                #expect(error.domain == "com.apple.coreaudio.avfaudio")
                 #expect(!error.localizedDescription.isEmpty)
             }
         }

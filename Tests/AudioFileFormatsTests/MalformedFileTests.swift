@@ -25,9 +25,11 @@ struct MalformedFileTests {
         try AudioFileReader(path: dir.write(name, bytes))
     }
 
+    /// As Apple's AudioFile maps open(2) errors (AudioFileTranslateErrno): a missing file and a
+    /// directory are both 'wht?'.
     @Test func missingFileAndDirectory() {
-        expectError(C.fileNotFound) { _ = try AudioFileReader(path: dir.path("nope.wav")) }
-        expectError(C.permissions) { _ = try AudioFileReader(path: dir.url.path) }
+        expectError(C.unspecified) { _ = try AudioFileReader(path: dir.path("nope.wav")) }
+        expectError(C.unspecified) { _ = try AudioFileReader(path: dir.url.path) }
     }
 
     @Test func emptyAndRandomBytes() {

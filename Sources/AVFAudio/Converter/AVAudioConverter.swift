@@ -169,7 +169,9 @@ open class AVAudioConverter: NSObject {
     /// output is too small, or when the converter changes the sample rate.
     open func convert(to outputBuffer: AVAudioPCMBuffer, from inputBuffer: AVAudioPCMBuffer) throws {
         guard inputFormat.sampleRate == outputFormat.sampleRate else {
-            throw converterError(kAudioConverterErr_OperationNotSupported,
+            // Apple reports NSOSStatusErrorDomain -50 here, whatever the output capacity (measured
+            // on the iOS simulator; see Types/AVAudioErrors.swift).
+            throw converterError(kAudio_ParamError,
                                  "convert(to:from:) cannot change the sample rate (\(inputFormat.sampleRate) Hz → \(outputFormat.sampleRate) Hz); use convert(to:error:withInputFrom:)")
         }
         try checkInput(inputBuffer)

@@ -31,9 +31,10 @@ protocol AudioOutputDevice: AnyObject {
 enum AudioDeviceRegistry {
     static func defaultOutputDevice() throws -> AudioOutputDevice {
         if ProcessInfo.processInfo.environment["OPENAVFAUDIO_DEVICE"] == "none" {
-            throw NSError(domain: NSOSStatusErrorDomain, code: -10851, userInfo: [
-                NSLocalizedDescriptionKey: "AVAudioEngine could not start: no audio output device is available (OPENAVFAUDIO_DEVICE=none)",
-            ])
+            // Apple reports -10851 in com.apple.coreaudio.avfaudio when no output device is found
+            // (AudioKit/AudioKit#857; see Types/AVAudioErrors.swift).
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
+                                "AVAudioEngine could not start: no audio output device is available (OPENAVFAUDIO_DEVICE=none)")
         }
         return NullAudioDevice(sampleRate: 48_000, channelCount: 2, bufferFrames: 512)
     }

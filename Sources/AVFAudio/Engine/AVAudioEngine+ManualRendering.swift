@@ -75,14 +75,14 @@ extension AVAudioEngine {
         }
         guard isRunningUnlocked else { throw manualError(.notRunning, "renderOffline: the engine is not running; call start() first") }
         guard numberOfFrames <= state.maximumFrames else {
-            throw manualError(.invalidMode, "renderOffline: \(numberOfFrames) frames exceed the maximum frame count \(state.maximumFrames)")
+            throw manualError(kAudio_ParamError, "renderOffline: \(numberOfFrames) frames exceed the maximum frame count \(state.maximumFrames)")
         }
         guard numberOfFrames <= buffer.frameCapacity else {
-            throw manualError(.invalidMode, "renderOffline: \(numberOfFrames) frames exceed the buffer's capacity \(buffer.frameCapacity)")
+            throw manualError(kAudio_ParamError, "renderOffline: \(numberOfFrames) frames exceed the buffer's capacity \(buffer.frameCapacity)")
         }
         guard buffer.format.commonFormat == format.commonFormat, buffer.format.isInterleaved == format.isInterleaved,
               buffer.format.channelCount == format.channelCount else {
-            throw manualError(.invalidMode, "renderOffline: the buffer's format \(buffer.format) differs from the manual rendering format \(format)")
+            throw manualError(kAudio_ParamError, "renderOffline: the buffer's format \(buffer.format) differs from the manual rendering format \(format)")
         }
         let frames = Int(numberOfFrames)
         // The cycle runs under the gate, not the lock (render blocks are client code). Entering
@@ -194,8 +194,13 @@ extension AVAudioEngine {
                                  to: destination)
     }
 
+    /// Domain and codes as Apple reports them (evidence in Types/AVAudioErrors.swift).
     func manualError(_ code: AVAudioEngineManualRenderingError, _ message: String) -> NSError {
-        NSError(domain: NSOSStatusErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: "AVAudioEngine." + message])
+        manualError(code.rawValue, message)
+    }
+
+    func manualError(_ code: OSStatus, _ message: String) -> NSError {
+        avfaudioError(code, "AVAudioEngine." + message)
     }
 
     func inputNode(ifCreated body: (AVAudioInputNode) -> Void) {

@@ -46,9 +46,11 @@ extension AVAudioEngine {
             // (not joined: it may be running a handler that waits for this lock; it exits by itself)
             dispatcher?.requestStop()
             dispatcher = nil
-            throw NSError(domain: NSOSStatusErrorDomain, code: -10851, userInfo: [
-                NSLocalizedDescriptionKey: "AVAudioEngine could not start the output device \(device.name): \((error as NSError).localizedDescription)",
-            ])
+            // Apple: com.apple.coreaudio.avfaudio -10851 when the output unit cannot be set up
+            // (evidence in Types/AVAudioErrors.swift).
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
+                                "AVAudioEngine could not start the output device \(device.name): \((error as NSError).localizedDescription)",
+                                userInfo: [NSUnderlyingErrorKey: error])
         }
     }
 

@@ -23,16 +23,18 @@ public enum AVAudioEngineManualRenderingStatus: Int, Sendable {
     case cannotDoInCurrentContext = 2
 }
 
-/// Error codes of manual rendering (domain `NSOSStatusErrorDomain`).
-public struct AVAudioEngineManualRenderingError: RawRepresentable, Hashable, Sendable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-    /// The operation is not valid in the current manual rendering mode.
-    public static let invalidMode = AVAudioEngineManualRenderingError(rawValue: -80800)
-    /// The engine is running, or was initialised, when it must not be.
-    public static let initialized = AVAudioEngineManualRenderingError(rawValue: -80801)
-    /// The engine is not running.
-    public static let notRunning = AVAudioEngineManualRenderingError(rawValue: -80802)
+/// Error codes the engine's manual rendering methods report (domain
+/// "com.apple.coreaudio.avfaudio"). Apple declares it in AVAudioEngine.h as
+/// `typedef NS_ENUM(OSStatus, AVAudioEngineManualRenderingError)` — a plain enum with OSStatus raw
+/// values in Swift, not an error struct; the header notes the list is not exhaustive (audio units
+/// may report their own `kAudioUnitErr_*` codes, and size checks report -50).
+public enum AVAudioEngineManualRenderingError: OSStatus, @unchecked Sendable {
+    /// The engine is not in manual rendering mode, or not in the right variant of it.
+    case invalidMode = -80800
+    /// The engine is initialized (running) when the operation needs it stopped.
+    case initialized = -80801
+    /// The engine is not running (not started).
+    case notRunning = -80802
 }
 
 /// Renders `numberOfFrames` into `outBuffer` in manual rendering mode; may be called from a
@@ -63,11 +65,7 @@ public typealias AVAudioSinkNodeReceiverBlock = (_ timestamp: UnsafePointer<Audi
                                                  _ frameCount: AVAudioFrameCount,
                                                  _ inputData: UnsafePointer<AudioBufferList>) -> OSStatus
 
-/// A MIDI event delivered to a MIDI tap (`connectMIDI(...block:)`): sample time, cable, length,
-/// bytes; returns noErr.
-public typealias AUEventSampleTime = Int64
-public typealias AUMIDIOutputEventBlock = (_ eventSampleTime: AUEventSampleTime, _ cable: UInt8, _ length: Int,
-                                           _ midiBytes: UnsafePointer<UInt8>) -> OSStatus
+// `AUEventSampleTime` and `AUMIDIOutputEventBlock` are AudioToolbox's (Sources/AudioToolbox).
 
 extension Notification.Name {
     /// Posted when the engine's I/O configuration changes (e.g. the output device's format);

@@ -191,15 +191,28 @@ extension AVAudioFile {
 
     // MARK: Errors
 
-    static func nsError(_ error: AudioFileFormatError, path: String) -> NSError {
-        nsError(code: error.code, error.message, path: path)
+    static func nsError(_ error: AudioFileFormatError, path: String, failedCall: String? = nil) -> NSError {
+        nsError(code: error.code, error.message, path: path, failedCall: failedCall)
     }
 
-    static func nsError(code: OSStatus, _ message: String, path: String) -> NSError {
-        NSError(domain: NSOSStatusErrorDomain, code: Int(code), userInfo: [
-            NSLocalizedDescriptionKey: message,
-            NSFilePathErrorKey: path,
-        ])
+    /// An AVAudioFile error as Apple reports it: domain "com.apple.coreaudio.avfaudio", the
+    /// OSStatus as the code, Apple's "failed call" when given; plus our sentence and the path
+    /// (evidence in Types/AVAudioErrors.swift).
+    static func nsError(code: OSStatus, _ message: String, path: String, failedCall: String? = nil) -> NSError {
+        avfaudioError(code, message, failedCall: failedCall, userInfo: [NSFilePathErrorKey: path])
+    }
+
+    /// Runs `body`; an AVAudioFile error it throws without a "failed call" gets `call` — the Core
+    /// Audio call Apple names for that operation (ExtAudioFileOpenURL, ExtAudioFileCreateWithURL,
+    /// ExtAudioFileRead).
+    static func reporting<T>(failedCall call: String, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as NSError where error.domain == avfaudioErrorDomain && error.userInfo[avfaudioFailedCallKey] == nil {
+            var info = error.userInfo
+            info[avfaudioFailedCallKey] = call
+            throw NSError(domain: error.domain, code: error.code, userInfo: info)
+        }
     }
 
     static func describe(_ settings: [String: Any]) -> String {

@@ -52,7 +52,7 @@ open class AVAudioFile: NSObject {
         do {
             reader = try AudioFileReader(path: path)
         } catch let error as AudioFileFormatError {
-            throw AVAudioFile.nsError(error, path: path)
+            throw AVAudioFile.nsError(error, path: path, failedCall: AVFAudioFailedCall.openFile)
         }
         let description = reader.description
         guard let layout = AVAudioFile.channelLayout(for: description),
@@ -61,7 +61,8 @@ open class AVAudioFile: NSObject {
                                                           channels: description.channelCount, layout: layout.value) else {
             reader.close()
             throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
-                                      "'\(path)' holds \(description), which cannot be read as \(format) PCM", path: path)
+                                      "'\(path)' holds \(description), which cannot be read as \(format) PCM", path: path,
+                                      failedCall: AVFAudioFailedCall.openFile)
         }
         self.url = fileURL
         self.reader = reader
@@ -84,17 +85,21 @@ open class AVAudioFile: NSObject {
     /// Creates a file for writing, with buffers in `format` (interleaved or not).
     public init(forWriting fileURL: URL, settings: [String: Any], commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
         let path = fileURL.path
-        let container = try AVAudioFile.container(forWriting: fileURL, settings: settings)
+        let create = AVFAudioFailedCall.createFile
+        let container = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.container(forWriting: fileURL, settings: settings) }
         guard let requested = AVAudioFormat(settings: settings) else {
             throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
-                                      "cannot create '\(path)': the settings do not describe a valid format (\(AVAudioFile.describe(settings)))", path: path)
+                                      "cannot create '\(path)': the settings do not describe a valid format (\(AVAudioFile.describe(settings)))", path: path,
+                                      failedCall: create)
         }
-        let (container2, description) = try AVAudioFile.dataDescription(forWriting: requested, container: container, path: path)
+        let (container2, description) = try AVAudioFile.reporting(failedCall: create) {
+            try AVAudioFile.dataDescription(forWriting: requested, container: container, path: path)
+        }
         let writer: AudioFileWriter
         do {
             writer = try AudioFileWriter(path: path, container: container2, description: description)
         } catch let error as AudioFileFormatError {
-            throw AVAudioFile.nsError(error, path: path)
+            throw AVAudioFile.nsError(error, path: path, failedCall: create)
         }
         let layout = requested.channelLayout
         guard let fileFormat = AVAudioFile.fileFormat(for: description, layout: layout),
@@ -102,7 +107,7 @@ open class AVAudioFile: NSObject {
                                                           channels: description.channelCount, layout: layout) else {
             try? writer.close()
             throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
-                                      "cannot create '\(path)' with \(description) from \(format) buffers", path: path)
+                                      "cannot create '\(path)' with \(description) from \(format) buffers", path: path, failedCall: create)
         }
         self.url = fileURL
         self.writer = writer
@@ -168,7 +173,7 @@ open class AVAudioFile: NSObject {
             do {
                 got = try codec.decode(from: reader, frames: chunk, at: position + AVAudioFramePosition(done), into: buffer, offset: done)
             } catch let error as AudioFileFormatError {
-                throw AVAudioFile.nsError(error, path: url.path)
+                throw AVAudioFile.nsError(error, path: url.path, failedCall: AVFAudioFailedCall.readFile)
             }
             done += got
             if got < chunk { break }
