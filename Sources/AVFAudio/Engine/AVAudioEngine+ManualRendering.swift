@@ -11,7 +11,8 @@ extension AVAudioEngine {
     /// most `maximumFrameCount` frames. The engine must be stopped.
     public func enableManualRenderingMode(_ mode: AVAudioEngineManualRenderingMode, format pcmFormat: AVAudioFormat,
                                           maximumFrameCount: AVAudioFrameCount) throws {
-        lock.lock(); defer { lock.unlock() }
+        // (the render side reads the scratch memory replaced below: no cycle may be in flight)
+        lockWhenRenderIdle(); defer { lock.unlock() }
         guard !isRunningUnlocked else {
             throw manualError(.initialized, "enableManualRenderingMode: stop the engine first")
         }
@@ -32,10 +33,13 @@ extension AVAudioEngine {
 
     /// Returns the engine to rendering on a device: stops and resets it first.
     public func disableManualRenderingMode() {
-        lock.lock(); defer { lock.unlock() }
-        guard manualRenderingState.mode != nil else { return }
+        guard isInManualRenderingMode else { return }
+        // Outside the lock: stop() waits for the dispatcher and the cycle in flight, and reset()
+        // may run completion handlers.
         stop()
         reset()
+        lockWhenRenderIdle(); defer { lock.unlock() }
+        guard manualRenderingState.mode != nil, !isRunningUnlocked else { return }
         setManualRendering(nil, format: nil, maximumFrames: 0)
         outputNode.deviceFormat = nil
         outputNodeFormatDidChange()
@@ -46,7 +50,7 @@ extension AVAudioEngine {
     }
 
     /// Whether the engine is in manual rendering mode.
-    public var isInManualRenderingMode: Bool { manualRenderingState.mode != nil }
+    public var isInManualRenderingMode: Bool { lock.lock(); defer { lock.unlock() }; return manualRenderingState.mode != nil }
 
     /// The manual rendering mode (`.offline` when not in manual rendering mode, as Apple reports).
     public var manualRenderingMode: AVAudioEngineManualRenderingMode { manualRenderingState.mode ?? .offline }
@@ -66,7 +70,8 @@ extension AVAudioEngine {
     /// to the frames rendered. Throws when the engine is not in offline manual rendering mode,
     /// not running, or the request does not fit the buffer or the maximum frame count.
     public func renderOffline(_ numberOfFrames: AVAudioFrameCount, to buffer: AVAudioPCMBuffer) throws -> AVAudioEngineManualRenderingStatus {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let state = manualRenderingState
         guard state.mode == .offline, let format = state.format else {
             throw manualError(.invalidMode, "renderOffline: the engine is not in offline manual rendering mode")
@@ -83,10 +88,25 @@ extension AVAudioEngine {
             throw manualError(kAudio_ParamError, "renderOffline: the buffer's format \(buffer.format) differs from the manual rendering format \(format)")
         }
         let frames = Int(numberOfFrames)
+        // The cycle runs under the gate, not the lock (render blocks are client code). Entering
+        // the gate under the lock pins what was checked above: the mode, format and scratch
+        // memory change only while the gate is closed and idle.
+        switch gate.enter() {
+        case .closed:
+            throw manualError(.notRunning, "renderOffline: the engine is not running; call start() first")
+        case .busy:
+            return .cannotDoInCurrentContext   // another thread is inside a render call of this engine
+        case .admitted:
+            break
+        }
+        lock.unlock()
         let (status, source) = renderManualCycle(frames: frames)
         copyOutput(source, frames: frames, to: buffer.processingBufferPointer, format: format)
+        gate.leave()
         buffer.frameLength = numberOfFrames
+        // Completions and tap blocks run here, on the caller's thread, with no lock held.
         drainEventsAfterOfflineRender()
+        lock.lock()
         return status
     }
 
@@ -95,11 +115,27 @@ extension AVAudioEngine {
     /// the engine's own memory. Real-time safe in `.realtime` mode.
     public var manualRenderingBlock: AVAudioEngineManualRenderingBlock {
         return { [unowned self] frameCount, outBuffer, outError in
+            // The gate, not the lock: a client's real-time thread must never block. While admitted,
+            // stop()/disableManualRenderingMode() wait for this call before touching anything it
+            // reads. Apple: `.error` with `notRunning` when the engine is not running;
+            // `.cannotDoInCurrentContext` when the engine cannot render now (here: another thread
+            // is inside a render call of this engine) — the client retries next cycle.
+            switch self.gate.enter() {
+            case .closed:
+                outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
+                return .error
+            case .busy:
+                outError?.pointee = noErr
+                return .cannotDoInCurrentContext
+            case .admitted:
+                break
+            }
             let state = self.manualRenderingState
             let list = UnsafeMutableAudioBufferListPointer(outBuffer)
             // Apple: "irrespective of the returned status code, on exit, the output buffer's
             // mDataByteSize will indicate the number of PCM data bytes rendered" — none on error.
             func fail(_ code: OSStatus) -> AVAudioEngineManualRenderingStatus {
+                self.gate.leave()
                 var b = 0
                 while b < list.count { list[b].mDataByteSize = 0; b += 1 }
                 outError?.pointee = code
@@ -150,6 +186,7 @@ extension AVAudioEngine {
                     }
                 }
             }
+            self.gate.leave()
             if mode == .offline { self.drainEventsAfterOfflineRender() }
             outError?.pointee = noErr
             return status
