@@ -29,7 +29,8 @@
 // outputs silence.
 //
 // The DSP object of a format (sample rate, channel count, maximum frames) is created on the
-// control side and carried over from plan to plan while the format stays the same, with its
+// control side by the factory each time effect passes in (a `TimeEffectDSP`: typed, no abstract
+// hooks to override) and carried over from plan to plan while the format stays the same, with its
 // streaming state.
 import Synchronization
 
@@ -43,6 +44,29 @@ protocol AudioUnitRenderer: AnyObject {
 }
 
 extension EffectRenderer: AudioUnitRenderer {}
+
+/// The DSP of a time effect for one format (sample rate, channel count, maximum frames): made on
+/// the control side by the renderer's factory, used on the render thread (no allocation, locks or
+/// I/O), carried over from plan to plan while the format stays the same.
+protocol TimeEffectDSP: AnyObject {
+    /// Frames by which the output lags the input.
+    var latencyFrames: Int { get }
+    /// Applies a parameter change, gliding over `ramp` frames (0: the unit's default).
+    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int)
+    /// Input frames needed for `frames` output frames, given the parameter changes that will be
+    /// applied during them (an upper bound when there are some: the DSP keeps unconsumed input).
+    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int
+    /// Upper bound of `inputFrames` (control side, buffer sizing).
+    func maximumInputFrames(_ frames: Int) -> Int
+    /// Takes in `input` (nil: nothing new this call — a later segment of a cycle) and writes
+    /// `frames` frames into `output` from frame `offset`.
+    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State)
+    /// Forgets the stream.
+    func reset()
+}
+
+/// Makes the DSP for (sample rate, channels, maximum frames) with the unit's current parameter values.
+typealias TimeEffectDSPFactory = (_ sampleRate: Double, _ channels: Int, _ maximumFrames: Int) -> TimeEffectDSP
 
 /// A parameter change due inside the current cycle, `offset` output frames after its start.
 struct TimeEffectChange {
@@ -71,10 +95,12 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     private var cycleRate: Double = 44_100
     private var consumed: Int64 = 0
     /// Control side: the DSP object of the current format and its key.
-    private var dsp: AnyObject?
+    private var dsp: TimeEffectDSP?
     private var dspKey: (rate: Double, channels: Int, frames: Int)?
+    private let makeDSP: TimeEffectDSPFactory
 
-    override init() {
+    init(makeDSP: @escaping TimeEffectDSPFactory) {
+        self.makeDSP = makeDSP
         changes = .allocate(capacity: changeCapacity)
         super.init()
     }
@@ -93,36 +119,16 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         scheduler.schedule(address: address, value: value, at: time, ramp: ramp)
     }
 
-    // MARK: subclass hooks
-
-    /// Control side: a DSP object for the format, with the unit's current parameter values.
-    func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject { fatalError("subclass") }
-    /// The DSP object's latency in frames.
-    func latencyFrames(of dsp: AnyObject) -> Int { 0 }
-    /// Render thread: apply a parameter change, gliding over `ramp` frames (0: the unit's default).
-    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {}
-    /// Input frames the DSP needs for `frames` output frames (render thread), given the
-    /// parameter changes that will be applied during them (an upper bound when there are some:
-    /// the DSP keeps unconsumed input for the next cycle).
-    func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int { frames }
-    /// Upper bound of `inputFrames` (control side, buffer sizing).
-    func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int { frames }
-    /// Render thread: take in `input` (nil: nothing new this call — a later segment of a cycle)
-    /// and write `frames` frames into `output` from frame `offset`.
-    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {}
-    /// Render thread: forget the stream.
-    func reset(dsp: AnyObject) {}
-
     // MARK: plan state
 
     final class State {
-        let dsp: AnyObject
+        let dsp: TimeEffectDSP
         let channels: Int
         /// The node's sample rate (its output format's; host-time events convert with it).
         let sampleRate: Double
         let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-        init(dsp: AnyObject, channels: Int, sampleRate: Double) {
+        init(dsp: TimeEffectDSP, channels: Int, sampleRate: Double) {
             self.dsp = dsp
             self.channels = channels
             self.sampleRate = sampleRate
@@ -147,14 +153,14 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        let object: AnyObject
+        let object: TimeEffectDSP
         if let dsp, let key = dspKey, key.rate == format.sampleRate, key.channels == channels, key.frames >= maximumFrames {
             object = dsp
         } else {
-            object = makeDSP(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames)
+            object = makeDSP(format.sampleRate, channels, maximumFrames)
             dsp = object
             dspKey = (format.sampleRate, channels, maximumFrames)
-            latency.store(latencyFrames(of: object), ordering: .relaxed)
+            latency.store(object.latencyFrames, ordering: .relaxed)
         }
         return State(dsp: object, channels: channels, sampleRate: format.sampleRate)
     }
@@ -172,12 +178,12 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         beginCycle(frames: outputFrames, dsp: state.dsp)
         prepared = true
         if bypassedThisCycle { return outputFrames }
-        return max(0, inputFrames(outputFrames, dsp: state.dsp, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
+        return max(0, state.dsp.inputFrames(outputFrames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
     }
 
     override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
-        return max(outputFrames, maximumInputFrames(outputFrames, dsp: state.dsp))
+        return max(outputFrames, state.dsp.maximumInputFrames(outputFrames))
     }
 
     override func inputSampleTime(bus: Int, state: AnyObject?) -> Int64 { consumed }
@@ -206,14 +212,14 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
                 let change = changes[i]
                 i += 1
                 if change.offset > done {
-                    process(fed ? nil : input, output, offset: done, frames: change.offset - done, dsp: state.dsp, state: state)
+                    state.dsp.process(fed ? nil : input, output, offset: done, frames: change.offset - done, state: state)
                     fed = true
                     done = change.offset
                 }
-                apply(change.address, change.value, ramp: change.ramp, dsp: state.dsp)
+                state.dsp.apply(change.address, change.value, ramp: change.ramp)
             }
             if done < frames || !fed {
-                process(fed ? nil : input, output, offset: done, frames: frames - done, dsp: state.dsp, state: state)
+                state.dsp.process(fed ? nil : input, output, offset: done, frames: frames - done, state: state)
             }
             changeCount = 0
             output.frames = frames
@@ -222,10 +228,10 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if let input { consumed += Int64(input.frames) }
     }
 
-    private func applyAllChanges(dsp: AnyObject) {
+    private func applyAllChanges(dsp: TimeEffectDSP) {
         var i = 0
         while i < changeCount {
-            apply(changes[i].address, changes[i].value, ramp: changes[i].ramp, dsp: dsp)
+            dsp.apply(changes[i].address, changes[i].value, ramp: changes[i].ramp)
             i += 1
         }
         changeCount = 0
@@ -233,12 +239,12 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     /// Start of a cycle (render thread): reset if asked, bypass transitions; parameter events due
     /// at the first frame are applied, those due later in the cycle go to `changes`.
-    private func beginCycle(frames: Int, dsp: AnyObject) {
+    private func beginCycle(frames: Int, dsp: TimeEffectDSP) {
         if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) {
-            reset(dsp: dsp)
+            dsp.reset()
         }
         bypassedThisCycle = isBypassed
-        if wasBypassed && !bypassedThisCycle { reset(dsp: dsp) }   // the stream restarts
+        if wasBypassed && !bypassedThisCycle { dsp.reset() }   // the stream restarts
         wasBypassed = bypassedThisCycle
         changeCount = 0
         let end = cycleStart + Int64(frames)
@@ -252,7 +258,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             let p = e.pointee.parameter
             let offset = Int(p.eventSampleTime - cycleStart)
             if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
-                apply(p.parameterAddress, p.value, ramp: Int(p.rampDurationSampleFrames), dsp: dsp)
+                dsp.apply(p.parameterAddress, p.value, ramp: Int(p.rampDurationSampleFrames))
             } else {
                 changes[changeCount] = TimeEffectChange(offset: offset, address: p.parameterAddress, value: p.value,
                                                         ramp: Int(p.rampDurationSampleFrames))
