@@ -305,6 +305,8 @@ func fourCC(_ s: String) -> OSType { s.utf8.reduce(0) { $0 << 8 | OSType($1) } }
     @Test func bussesAndRenderResources() throws {
         let unit = try ClientGainUnit(componentDescription: Self.description, options: [])
         #expect(unit.inputBusses.count == 1 && unit.outputBusses.count == 1)
+        #expect(unit.maximumFramesToRender == 1024)
+        #expect(!unit.renderResourcesAllocated)
         #expect(unit.outputBusses[0].busType == .output && unit.outputBusses[0].index == 0)
         #expect(unit.outputBusses[0].ownerAudioUnit === unit)
         let mono = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!

@@ -36,7 +36,9 @@ open class AUAudioUnit: NSObject {
     /// What the render block needs, reachable without the unit (no retain cycle, no lookup).
     let renderContext: AURenderContext
     private var _parameterTree: AUParameterTree?
-    private var _maximumFramesToRender: AUAudioFrameCount = 1156
+    // 1024: the default Apple documents for kAudioUnitProperty_MaximumFramesPerSlice, which this
+    // property is bridged to (the v3 default itself is not documented).
+    private var _maximumFramesToRender: AUAudioFrameCount = 1024
     private var _renderResourcesAllocated = false
     private var _shouldBypassEffect = false
     var currentPresetStorage: AUAudioUnitPreset?
@@ -341,7 +343,7 @@ open class AUAudioUnit: NSObject {
 final class AURenderContext {
     var scheduler: RenderEventScheduler
     var internalRenderBlock: AUInternalRenderBlock?
-    var maximumFrames = 1156
+    var maximumFrames = 1024
     var sampleRate: Double = 44_100
 
     /// Render observers, as an immutable list the render thread reads through an atomic pointer.
