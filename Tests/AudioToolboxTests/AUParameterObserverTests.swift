@@ -189,6 +189,44 @@ import Testing
         #expect(implementorCalls.withLock { $0 } == 0)
     }
 
+    /// AUParameters.h: removing an observer "will block until any callbacks currently in flight
+    /// have completed" — so what the observer captured may be torn down right after.
+    @Test func removingWaitsForACallInProgress() throws {
+        let gain = Self.makeParameter("gain", address: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let finished = Locked(false)
+        let token = gain.token(byAddingParameterObserver: { _, _ in
+            entered.signal()
+            usleep(100_000)
+            finished.withLock { $0 = true }
+        })
+        Thread { gain.value = 0.5 }.start()
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        gain.removeParameterObserver(token)
+        #expect(finished.withLock { $0 })
+        gain.value = 0.25     // removed: not called again (it would signal `entered`)
+        #expect(entered.wait(timeout: .now() + 0.05) == .timedOut)
+    }
+
+    /// An observer that removes itself from inside its call does not deadlock (Apple's does).
+    @Test func anObserverMayRemoveItself() {
+        let gain = Self.makeParameter("gain", address: 0)
+        let calls = Locked(0)
+        let token = Locked<AUParameterObserverToken?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        token.withLock { $0 = gain.token(byAddingParameterObserver: { _, _ in
+            calls.withLock { $0 += 1 }
+            if let t = token.withLock({ $0 }) { gain.removeParameterObserver(t) }
+        }) }
+        Thread {
+            gain.value = 0.5
+            gain.value = 0.75
+            finished.signal()
+        }.start()
+        #expect(finished.wait(timeout: .now() + 5) == .success)
+        #expect(calls.withLock { $0 } == 1)
+    }
+
     /// Observers added and removed while other threads set values: no crash, no deadlock, every
     /// value set is the value read back by its own thread's parameter.
     @Test func concurrentSettersAndObservers() async throws {
