@@ -19,6 +19,8 @@ open class AUParameter: AUParameterNode {
     private let bits: Atomic<UInt32>
     /// Set by the render side when it changed the value; cleared by the notifier's thread.
     let renderChanged = Atomic<Bool>(false)
+    /// The notifier (immortal), reached from the render side without reference counting.
+    private let notifier = Unmanaged.passUnretained(ParameterChangeNotifier.shared)
 
     /// Set by AVFAudio's built-in units: forwards a change set on the control side to the unit's
     /// render object (address, value, event time, ramp frames). The event time is
@@ -116,7 +118,7 @@ open class AUParameter: AUParameterNode {
     package func noteRenderValue(_ value: AUValue) {
         bits.store(value.bitPattern, ordering: .relaxed)
         if !renderChanged.exchange(true, ordering: .acquiringAndReleasing) {
-            ParameterChangeNotifier.pending.store(true, ordering: .releasing)
+            notifier._withUnsafeGuaranteedRef { $0.pending.store(true, ordering: .releasing) }
         }
     }
 

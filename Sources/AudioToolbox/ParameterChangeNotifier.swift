@@ -19,8 +19,10 @@ import Darwin
 package final class ParameterChangeNotifier: @unchecked Sendable {
     package static let shared = ParameterChangeNotifier()
 
-    /// Raised (render side) when some parameter's `renderChanged` flag was raised.
-    static let pending = Atomic<Bool>(false)
+    /// Raised (render side) when some parameter's `renderChanged` flag was raised. An instance
+    /// property, reached through each parameter's unowned reference to the notifier: a global
+    /// would be initialised lazily, which may lock.
+    let pending = Atomic<Bool>(false)
 
     private struct WeakParameter {
         weak var parameter: AUParameter?
@@ -55,7 +57,6 @@ package final class ParameterChangeNotifier: @unchecked Sendable {
 
     /// Control side, when a parameter is made: registers it for render-side notifications.
     func register(_ parameter: AUParameter) {
-        _ = Self.pending.load(ordering: .relaxed)   // initialise the global here, not on the render thread
         registry.withLock { r in
             r.parameters.append(WeakParameter(parameter: parameter))
             if r.parameters.count > 2 * r.liveAfterLastPrune + 256 {
@@ -89,7 +90,7 @@ package final class ParameterChangeNotifier: @unchecked Sendable {
                     r.threadRunning = false
                     return false
                 }
-                if first || Self.pending.exchange(false, ordering: .acquiringAndReleasing) { deliver() }
+                if first || pending.exchange(false, ordering: .acquiringAndReleasing) { deliver() }
                 first = false
                 if !keepRunning { return }
             }
