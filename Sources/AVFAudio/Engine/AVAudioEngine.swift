@@ -120,8 +120,14 @@ open class AVAudioEngine: NSObject {
     /// Kept for API compatibility; the null device has no hardware to power down.
     open var isAutoShutdownEnabled = false
 
-    /// Not supported yet: sequencing arrives with the MIDI issue. Always nil.
-    open var musicSequence: OpaquePointer? { nil }
+    /// The music sequence attached to the engine, if any (Apple: `open var musicSequence:
+    /// MusicSequence?`). Stored and returned as given; nothing plays it yet — sequencing (a
+    /// MusicSequence driving the engine's MIDI instruments) arrives with the MIDI issue.
+    open var musicSequence: MusicSequence? {
+        get { lock.lock(); defer { lock.unlock() }; return _musicSequence }
+        set { lock.lock(); _musicSequence = newValue; lock.unlock() }
+    }
+    private var _musicSequence: MusicSequence?
 
     // MARK: Attaching
 
