@@ -113,7 +113,7 @@ open class AUParameter: AUParameterNode {
 
     /// Render side: the unit's DSP changed the value (automation, a ramp reaching its end).
     /// Stores it and marks the parameter so that observers hear of it asynchronously on the
-    /// notifier's thread, within about 10 ms. Real-time safe: two atomic stores, no allocation, no
+    /// notifier's thread, within 10 to 80 ms. Real-time safe: two atomic stores, no allocation, no
     /// lock, no reference counting.
     package func noteRenderValue(_ value: AUValue) {
         bits.store(value.bitPattern, ordering: .relaxed)
@@ -141,7 +141,7 @@ open class AUParameter: AUParameterNode {
     // The defaults are this project's (Apple documents the conversions only for parameters with
     // `flag_ValuesHaveStrings`, whose implementation supplies them).
     func defaultString(fromValue value: UnsafePointer<AUValue>?) -> String {
-        let v = value?.pointee ?? storedValue
+        let v = value?.pointee ?? self.value   // the current value: asks the implementation if it supplies values
         if let strings, let i = Int(exactly: v.rounded()), strings.indices.contains(i) { return strings[i] }
         return String(format: "%.3f", v)
     }

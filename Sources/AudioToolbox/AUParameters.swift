@@ -16,7 +16,7 @@
 // * A value changed on the render side (automation applied by the DSP, through the package hook
 //   `AUParameter.noteRenderValue(_:)`) only stores the value and raises two atomic flags; the
 //   parameter notifier's thread delivers it to observers (not to the implementor, whose change it
-//   is) about every 10 ms — asynchronously, on the control side, as Apple's throttled observers.
+//   is) within 10 to 80 ms — asynchronously, on the control side, as Apple's throttled observers.
 //   See ParameterChangeNotifier.swift.
 // * Parameter values are stored atomically (the bits of a Float), so the render thread and any
 //   control thread read and write them without a lock.

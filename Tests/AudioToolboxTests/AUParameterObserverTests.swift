@@ -117,6 +117,9 @@ import Testing
         #expect(mode.value(from: "Low") == 0)
         let gain = Self.makeParameter("gain", address: 0)
         #expect(gain.value(from: "0.5") == 0.5)
+        // "If value is nil, ... the current value": the implementation's, when it supplies values
+        gain.implementorValueProvider = { _ in 0.375 }
+        #expect(gain.string(fromValue: nil) == "0.375")
         // Apple: "The default implementation simply returns displayName."
         let long = AUParameterTree.createParameter(withIdentifier: "cutoff", name: "Cutoff Frequency", address: 1, min: 0, max: 1,
                                                    unit: .hertz, unitName: nil, valueStrings: nil, dependentParameters: nil)
