@@ -115,6 +115,13 @@ import Testing
         mode.value = 2
         #expect(mode.string(fromValue: nil) == "High")
         #expect(mode.value(from: "Low") == 0)
+        // strings name the values from minValue up
+        let octave = AUParameterTree.createParameter(withIdentifier: "octave", name: "Octave", address: 6, min: -1, max: 1,
+                                                     unit: .indexed, unitName: nil, valueStrings: ["Down", "Same", "Up"],
+                                                     dependentParameters: nil)
+        var up: AUValue = 1
+        #expect(octave.string(fromValue: &up) == "Up")
+        #expect(octave.value(from: "Down") == -1)
         let gain = Self.makeParameter("gain", address: 0)
         #expect(gain.value(from: "0.5") == 0.5)
         // "If value is nil, ... the current value": the implementation's, when it supplies values
