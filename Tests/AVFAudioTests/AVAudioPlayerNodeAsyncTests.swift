@@ -24,12 +24,12 @@ import AVFoundation
         return (engine, player)
     }
 
-    /// Renders 256-frame chunks until `finished` (watchdog: 4000 chunks or 10 s), returning the
+    /// Renders 256-frame chunks until `finished` (watchdog: 4000 chunks or 120 s), returning the
     /// rendered samples. Yields between chunks so the awaiting task can start and resume.
     func render(_ engine: AVAudioEngine, until finished: Finished, atLeast minimum: Int = 0) async throws -> [Float] {
         let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 256)!
         var samples: [Float] = []
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(120)  // generous: the whole suite shares two cores
         var chunks = 0
         while !(finished.value && samples.count >= minimum) {
             try #require(chunks < 4000 && Date() < deadline, "the awaited call never returned")
