@@ -1,5 +1,6 @@
 // What the examples share: an offline engine, test signals, measurements, a place for files.
 import AVFoundation
+import AudioAnalysis   // the measurements the tests and benchmarks use too
 
 /// One verified statement, printed by main.swift.
 struct Check {
@@ -73,40 +74,27 @@ enum Support {
         return url.path
     }
 
-    /// Amplitude of `frequency` in `channel` over frames `range` (Goertzel, Hann-free: use
-    /// windows holding whole cycles).
+    /// Frames `range` of `channel` (an array view for the AudioAnalysis measurements).
+    static func samples(_ b: AVAudioPCMBuffer, _ channel: Int, _ range: Range<Int>) -> UnsafeBufferPointer<Float> {
+        UnsafeBufferPointer(start: b.floatChannelData![channel] + range.lowerBound, count: range.count)
+    }
+
+    /// Amplitude of `frequency` in `channel` over frames `range` (one DFT bin: use windows
+    /// holding whole cycles).
     static func amplitude(_ b: AVAudioPCMBuffer, _ channel: Int, _ frequency: Double, _ range: Range<Int>) -> Double {
-        let w = 2 * Double.pi * frequency / b.format.sampleRate
-        var re = 0.0, im = 0.0
-        let p = b.floatChannelData![channel]
-        for i in range {
-            re += Double(p[i]) * cos(w * Double(i))
-            im -= Double(p[i]) * sin(w * Double(i))
-        }
-        return 2 * (re * re + im * im).squareRoot() / Double(range.count)
+        Levels.amplitude(samples(b, channel, range), frequency: frequency, sampleRate: b.format.sampleRate)
     }
 
     /// RMS of `channel` over `range`.
     static func rms(_ b: AVAudioPCMBuffer, _ channel: Int, _ range: Range<Int>) -> Double {
-        let p = b.floatChannelData![channel]
-        var e = 0.0
-        for i in range { e += Double(p[i]) * Double(p[i]) }
-        return (e / Double(max(1, range.count))).squareRoot()
+        Levels.rms(samples(b, channel, range))
     }
 
-    static func dB(_ x: Double) -> Double { 20 * log10(max(x, 1e-12)) }
+    static func dB(_ x: Double) -> Double { Levels.dB(x) }
 
     /// Frequency of the strongest tone in `range`, from rising zero crossings (interpolated).
     static func frequency(_ b: AVAudioPCMBuffer, _ channel: Int, _ range: Range<Int>) -> Double {
-        let p = b.floatChannelData![channel]
-        var first = -1.0, last = -1.0, count = 0
-        for i in (range.lowerBound + 1)..<range.upperBound where p[i - 1] < 0 && p[i] >= 0 {
-            let t = Double(i - 1) + Double(-p[i - 1] / (p[i] - p[i - 1]))
-            if first < 0 { first = t }
-            last = t
-            count += 1
-        }
-        return count > 1 ? Double(count - 1) * b.format.sampleRate / (last - first) : 0
+        Levels.zeroCrossingFrequency(samples(b, channel, range), sampleRate: b.format.sampleRate)
     }
 
     static func fmt(_ x: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", x) }

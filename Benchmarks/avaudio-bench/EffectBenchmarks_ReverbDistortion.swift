@@ -27,6 +27,7 @@
 //   (+20 dB) and .multiBrokenSpeaker, and the THD. With --dir DIR, the impulse responses are written there as 32-bit float WAV
 //   files (reverb_PRESET.wav) for checking with audiometrics.py.
 import AVFAudio
+import AudioAnalysis
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -160,17 +161,17 @@ enum ReverbDistortionSuite {
             }
             func r3(_ x: Double?) -> JSONValue { x.map { .number(($0 * 1000).rounded() / 1000) } ?? .string("-") }
             func r2(_ x: Double) -> JSONValue { .number((x * 100).rounded() / 100) }
-            let ned = ReverbDistortionMetrics.echoDensity(l, rate: rate)
+            let ned = ReverbMetrics.echoDensity(l, rate: rate, maximumWindows: 400)
             let window = ned.count > 300 ? Array(ned[30 ..< 300]) : ned
             let onset = l.firstIndex { abs($0) > 1e-7 } ?? 0
             let tail = Array(l[(onset + Int(0.1 * rate)) ..< (onset + Int(0.6 * rate))])
-            let rough = ReverbDistortionMetrics.spectralRoughness(tail, rate: rate)
-            let corr = ReverbDistortionMetrics.correlation(l[Int(0.05 * rate)...], r[Int(0.05 * rate)...])
+            let rough = ReverbMetrics.spectralRoughness(tail, rate: rate)
+            let corr = ReverbMetrics.correlation(l[Int(0.05 * rate)...], r[Int(0.05 * rate)...])
             let metrics: [(String, JSONValue)] = [
                 ("key", .string("rt60-\(preset)")),
-                ("t20_s", r3(ReverbDistortionMetrics.rt60(l, rate: rate, from: -5, to: -25))),
-                ("t30_s", r3(ReverbDistortionMetrics.rt60(l, rate: rate, from: -5, to: -35))),
-                ("edt_s", r3(ReverbDistortionMetrics.rt60(l, rate: rate, from: 0, to: -10))),
+                ("t20_s", r3(ReverbMetrics.rt60(l, rate: rate, from: -5, to: -25))),
+                ("t30_s", r3(ReverbMetrics.rt60(l, rate: rate, from: -5, to: -35))),
+                ("edt_s", r3(ReverbMetrics.rt60(l, rate: rate, from: 0, to: -10))),
                 ("ned_mean", r2(window.reduce(0, +) / Double(max(window.count, 1)))),
                 ("ned_min", r2(window.min() ?? 0)),
                 ("rough_rms_db", r2(rough.std)), ("rough_max_db", r2(rough.max)),
@@ -200,162 +201,13 @@ enum ReverbDistortionSuite {
             let rig = try EffectRig(source: sine, effect: config.make(), store: store)
             let t = try timeOnce { try rig.render() }
             let y = Array(UnsafeBufferPointer(start: store.floatChannelData![0] + 8192, count: 65_536))
-            let a = ReverbDistortionMetrics.aliasAndTHD(y, rate: rate, fundamental: 5000)
+            let a = DistortionMetrics.aliasAndTHD(y, sampleRate: rate, fundamental: 5000)
             out.append(BenchResult(suite: "fx-reverb", workload: "distortion \(config.label), 5 kHz -6 dBFS", audioSeconds: Double(n) / rate,
                                    samples: [t], metrics: [("key", .string("alias-\(config.key)")),
-                                                           ("alias_db", .number((a.db * 10).rounded() / 10)),
-                                                           ("alias_hz", .number(a.hz.rounded())),
+                                                           ("alias_db", .number((a.aliasDB * 10).rounded() / 10)),
+                                                           ("alias_hz", .number(a.aliasHz.rounded())),
                                                            ("thd_pct", .number((a.thd * 10).rounded() / 10))]))
         }
         return out
-    }
-}
-
-/// Measurements on responses (the same definitions as the tests' RDMetrics).
-enum ReverbDistortionMetrics {
-    /// RT60 (s) from the Schroeder energy decay curve (from the onset), fitted between `from`
-    /// and `to` dB.
-    static func rt60(_ h: [Float], rate: Double, from: Double, to: Double) -> Double? {
-        guard let start = h.indices.max(by: { abs(h[$0]) < abs(h[$1]) }) else { return nil }
-        let e = h[start...].map { Double($0) * Double($0) }
-        var edc = [Double](repeating: 0, count: e.count)
-        var acc = 0.0
-        for k in stride(from: e.count - 1, through: 0, by: -1) { acc += e[k]; edc[k] = acc }
-        var xs: [Double] = [], ys: [Double] = []
-        for k in e.indices {
-            let db = 10 * log10(max(edc[k], 1e-300) / edc[0])
-            if db <= from && db >= to { xs.append(Double(k) / rate); ys.append(db) }
-        }
-        guard xs.count > 10 else { return nil }
-        let n = Double(xs.count), mx = xs.reduce(0, +) / n, my = ys.reduce(0, +) / n
-        var sxy = 0.0, sxx = 0.0
-        for i in xs.indices { sxy += (xs[i] - mx) * (ys[i] - my); sxx += (xs[i] - mx) * (xs[i] - mx) }
-        let slope = sxy / sxx
-        return slope < 0 ? -60 / slope : nil
-    }
-
-    static func echoDensity(_ h: [Float], rate: Double) -> [Double] {
-        guard let start = h.firstIndex(where: { abs($0) > 1e-7 }) else { return [] }
-        let x = h[start...].map(Double.init)
-        var w = Int(rate * 0.02)
-        if w % 2 == 0 { w += 1 }
-        let win = (0 ..< w).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0 + 1) / Double(w + 1)) }
-        let wsum = win.reduce(0, +)
-        var out: [Double] = []
-        var t = 0
-        while t + w <= x.count && out.count < 400 {
-            var energy = 0.0
-            for k in 0 ..< w { energy += win[k] * x[t + k] * x[t + k] }
-            let sigma = (energy / wsum).squareRoot()
-            var count = 0.0
-            for k in 0 ..< w where abs(x[t + k]) > sigma { count += win[k] }
-            out.append(count / wsum / 0.317_310_507_862_914_1)
-            t += Int(rate * 0.001)
-        }
-        return out
-    }
-
-    static func powerSpectrum(_ x: [Double]) -> [Double] {
-        let n = x.count
-        var re = x, im = [Double](repeating: 0, count: n)
-        var j = 0
-        for i in 1 ..< n {
-            var bit = n >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
-            j |= bit
-            if i < j { re.swapAt(i, j) }
-        }
-        var len = 2
-        while len <= n {
-            let ang = -2 * Double.pi / Double(len)
-            let wr = cos(ang), wi = sin(ang)
-            var i = 0
-            while i < n {
-                var cr = 1.0, ci = 0.0
-                for k in 0 ..< len / 2 {
-                    let a = i + k, b = a + len / 2
-                    let tr = re[b] * cr - im[b] * ci, ti = re[b] * ci + im[b] * cr
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
-                    let ncr = cr * wr - ci * wi
-                    ci = cr * wi + ci * wr
-                    cr = ncr
-                }
-                i += len
-            }
-            len <<= 1
-        }
-        return (0 ... n / 2).map { re[$0] * re[$0] + im[$0] * im[$0] }
-    }
-
-    static func spectralRoughness(_ x: [Float], rate: Double) -> (std: Double, max: Double) {
-        var n = 1
-        while n * 2 <= x.count { n *= 2 }
-        let p = powerSpectrum((0 ..< n).map { Double(x[$0]) * (0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n))) })
-        let df = rate / Double(n)
-        var lx: [Double] = [], ly: [Double] = []
-        var lo = 200.0
-        while lo * pow(2, 1.0 / 12) <= 8000 {
-            let hi = lo * pow(2, 1.0 / 12)
-            let a = Int((lo / df).rounded(.up)), b = Int((hi / df).rounded(.down))
-            if b >= a { lx.append(log2((lo * hi).squareRoot())); ly.append(10 * log10(p[a ... b].reduce(0, +) / Double(b - a + 1))) }
-            lo = hi
-        }
-        let m = Double(lx.count), mx = lx.reduce(0, +) / m
-        let u = lx.map { $0 - mx }
-        var s = [Double](repeating: 0, count: 5), r = [Double](repeating: 0, count: 3)
-        for i in u.indices {
-            var pw = 1.0
-            for k in 0 ..< 5 { s[k] += pw; pw *= u[i] }
-            r[0] += ly[i]; r[1] += ly[i] * u[i]; r[2] += ly[i] * u[i] * u[i]
-        }
-        func det(_ a: [[Double]]) -> Double {
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-        }
-        let a = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]]
-        var coef = [0.0, 0.0, 0.0]
-        for k in 0 ..< 3 {
-            var ak = a
-            for row in 0 ..< 3 { ak[row][k] = r[row] }
-            coef[k] = det(ak) / det(a)
-        }
-        let residual = u.indices.map { ly[$0] - (coef[0] + coef[1] * u[$0] + coef[2] * u[$0] * u[$0]) }
-        return ((residual.map { $0 * $0 }.reduce(0, +) / m).squareRoot(), residual.map(abs).max() ?? 0)
-    }
-
-    static func correlation(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
-        var ab = 0.0, aa = 0.0, bb = 0.0
-        for (x, y) in zip(a, b) { ab += Double(x) * Double(y); aa += Double(x) * Double(x); bb += Double(y) * Double(y) }
-        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
-    }
-
-    /// Largest non-harmonic component (dB re the fundamental, and where) and THD (%), from a
-    /// 4-term Blackman–Harris spectrum of a power-of-two length signal.
-    static func aliasAndTHD(_ y: [Float], rate: Double, fundamental f0: Double) -> (db: Double, hz: Double, thd: Double) {
-        let n = y.count
-        let w = (0 ..< n).map { i -> Double in
-            let p = 2 * Double.pi * Double(i) / Double(n)
-            return Double(y[i]) * (0.35875 - 0.48829 * cos(p) + 0.14128 * cos(2 * p) - 0.01168 * cos(3 * p))
-        }
-        let p = powerSpectrum(w), df = rate / Double(n)
-        func band(_ f: Double) -> ClosedRange<Int> {
-            let k = Int((f / df).rounded())
-            return max(0, k - 16) ... min(p.count - 1, k + 16)
-        }
-        let fund = p[band(f0)].reduce(0, +)
-        var masked = p, harmonics = 0.0, k = 1.0
-        while k * f0 < rate / 2 - 16 * df {
-            if k > 1 { harmonics += p[band(k * f0)].reduce(0, +) }
-            for i in band(k * f0) { masked[i] = 0 }
-            k += 1
-        }
-        for i in 0 ... Int(30 / df) { masked[i] = 0 }
-        var worst = 0.0, at = 0
-        for i in 4 ..< masked.count - 4 {
-            let s = masked[(i - 4) ... (i + 4)].reduce(0, +)
-            if s > worst { worst = s; at = i }
-        }
-        return (10 * log10(max(worst, 1e-30) / fund), Double(at) * df, 100 * (harmonics / fund).squareRoot())
     }
 }

@@ -16,6 +16,7 @@
 // median, dB) and the median 200 ms-frame THD+N re the best-fit sine (dB), for ours and for the
 // rubberband CLI on the same tone. Audio of the tone renders is left in --dir.
 import AVFAudio
+import AudioAnalysis
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -218,86 +219,6 @@ enum ToneMetrics {
         }
     }
 
-    /// Least-squares fit of A cos(w t) + B sin(w t) + C (t from the middle), with `refine`
-    /// Gauss-Newton steps on w first. Returns w, the amplitude and the RMS of the residual with
-    /// 5 % of each end dropped.
-    static func fit(_ x: UnsafeBufferPointer<Float>, w w0: Double, refine: Int) -> (w: Double, amp: Double, residualRMS: Double) {
-        let n = x.count
-        let mid = Double(n - 1) / 2
-        var w = w0
-        var a = 0.0, b = 0.0, dc = 0.0
-        for iteration in 0 ... refine {
-            let cols = iteration == 0 ? 3 : 4
-            // normal equations of the columns [cos, sin, 1, t(-a sin + b cos)]
-            var g = [Double](repeating: 0, count: 16), h = [Double](repeating: 0, count: 4)
-            g.withUnsafeMutableBufferPointer { g in
-                h.withUnsafeMutableBufferPointer { h in
-                    let cw = cos(w), sw = sin(w)
-                    var c = cos(-w * mid), s = sin(-w * mid)
-                    for i in 0 ..< n {
-                        let t = Double(i) - mid
-                        let d = cols == 4 ? t * (-a * s + b * c) : 0
-                        let y = Double(x[i])
-                        h[0] += c * y; h[1] += s * y; h[2] += y; h[3] += d * y
-                        g[0] += c * c; g[1] += c * s; g[2] += c; g[3] += c * d
-                        g[5] += s * s; g[6] += s; g[7] += s * d
-                        g[10] += 1; g[11] += d
-                        g[15] += d * d
-                        let nc = c * cw - s * sw
-                        s = c * sw + s * cw
-                        c = nc
-                    }
-                }
-            }
-            for p in 0 ..< 4 { for q in 0 ..< p { g[p * 4 + q] = g[q * 4 + p] } }
-            let sol = solve(g, h, cols)
-            (a, b, dc) = (sol[0], sol[1], sol[2])
-            if cols == 4 { w += sol[3] }
-        }
-        if refine > 0 {
-            let r = fit(x, w: w, refine: 0)
-            return (w, r.amp, r.residualRMS)
-        }
-        var e = 0.0
-        let k = n / 20
-        let cw = cos(w), sw = sin(w)
-        var c = cos(-w * mid), s = sin(-w * mid)
-        for i in 0 ..< n {
-            if i >= k && i < n - k {
-                let r = Double(x[i]) - (a * c + b * s + dc)
-                e += r * r
-            }
-            let nc = c * cw - s * sw
-            s = c * sw + s * cw
-            c = nc
-        }
-        return (w, (a * a + b * b).squareRoot(), (e / Double(max(1, n - 2 * k))).squareRoot())
-    }
-
-    /// Solves the first `cols` rows/columns of the 4 x 4 system g x = h (partial pivoting).
-    static func solve(_ g: [Double], _ h: [Double], _ cols: Int) -> [Double] {
-        var m = g, r = h
-        for k in 0 ..< cols {
-            var piv = k
-            for j in k + 1 ..< cols where abs(m[j * 4 + k]) > abs(m[piv * 4 + k]) { piv = j }
-            if piv != k { for q in 0 ..< 4 { m.swapAt(k * 4 + q, piv * 4 + q) }; r.swapAt(k, piv) }
-            let d = m[k * 4 + k]
-            if d == 0 { continue }
-            for j in k + 1 ..< cols {
-                let f = m[j * 4 + k] / d
-                for q in k ..< cols { m[j * 4 + q] -= f * m[k * 4 + q] }
-                r[j] -= f * r[k]
-            }
-        }
-        var sol = [Double](repeating: 0, count: 4)
-        for k in stride(from: cols - 1, through: 0, by: -1) {
-            var v = r[k]
-            for q in k + 1 ..< cols { v -= m[k * 4 + q] * sol[q] }
-            sol[k] = m[k * 4 + k] == 0 ? 0 : v / m[k * 4 + k]
-        }
-        return sol
-    }
-
     static func stats(_ y: [Float], sampleRate: Double, expectedHz: Double) -> Stats {
         // bench_stretch: the middle half of the output
         let seg = Array(y[(y.count / 4) ..< (3 * y.count / 4)])
@@ -309,7 +230,7 @@ enum ToneMetrics {
         }
         let span = Double(max(0, last - first)) / sampleRate
         return seg.withUnsafeBufferPointer { x in
-            let whole = fit(x, w: w0, refine: 6)
+            let whole = ToneAnalysis.fit(x, w: w0, refine: 6)
             let f = whole.w * sampleRate / (2 * Double.pi)
             // envelope over the middle 80 %
             let lo = x.count / 10, hi = x.count - x.count / 10
@@ -317,7 +238,7 @@ enum ToneMetrics {
             var env: [Double] = []
             var i = lo
             while i + win <= hi {
-                env.append(fit(UnsafeBufferPointer(rebasing: x[i ..< i + win]), w: whole.w, refine: 0).amp)
+                env.append(ToneAnalysis.fit(UnsafeBufferPointer(rebasing: x[i ..< i + win]), w: whole.w, refine: 0).amp)
                 i += win / 2
             }
             env.sort()
@@ -327,8 +248,8 @@ enum ToneMetrics {
             var thdn: [Double] = []
             var j = 0
             while j + frame <= x.count {
-                let r = fit(UnsafeBufferPointer(rebasing: x[j ..< j + frame]), w: whole.w, refine: 3)
-                thdn.append(20 * log10(max(r.residualRMS, 1e-15) / max(r.amp / 2.squareRoot(), 1e-15)))
+                let r = ToneAnalysis.fit(UnsafeBufferPointer(rebasing: x[j ..< j + frame]), w: whole.w, refine: 3)
+                thdn.append(20 * log10(max(r.residual, 1e-15) / max(r.amp / 2.squareRoot(), 1e-15)))
                 j += frame
             }
             thdn.sort()

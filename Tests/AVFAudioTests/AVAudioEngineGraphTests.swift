@@ -256,7 +256,7 @@ final class Counter: @unchecked Sendable {
         try engine.start()
         try await Task.sleep(nanoseconds: 1_000_000_000)
         engine.stop()
-        lock.lock(); let got = stamps; lock.unlock()
+        let got = lock.withLock { stamps }
         #expect(got.count >= 8)
         var gaps = 0
         for (i, (time, first, last)) in got.enumerated() {

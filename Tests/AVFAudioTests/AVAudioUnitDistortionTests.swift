@@ -3,6 +3,7 @@
 // deterministic presets, and sample-accurate parameter scheduling.
 import Testing
 import AVFoundation
+import AudioAnalysis
 
 @Suite struct AVAudioUnitDistortionTests {
     static let rate = 48_000.0
@@ -12,46 +13,12 @@ import AVFoundation
         (0 ..< frames).map { amplitude * Float(sin(2 * Double.pi * frequency * Double($0) / rate)) }
     }
 
-    /// Power spectrum with a 4-term Blackman–Harris window (side lobes −92 dB) of the first
-    /// power-of-two frames of `x`; returns the spectrum and the bin width.
     static func spectrum(_ x: ArraySlice<Float>, rate: Double = rate) -> (power: [Double], df: Double) {
-        var n = 1
-        while n * 2 <= x.count { n *= 2 }
-        let a0 = 0.35875, a1 = 0.48829, a2 = 0.14128, a3 = 0.01168
-        let w = (0 ..< n).map { i -> Double in
-            let p = 2 * Double.pi * Double(i) / Double(n)
-            return Double(x[x.startIndex + i]) * (a0 - a1 * cos(p) + a2 * cos(2 * p) - a3 * cos(3 * p))
-        }
-        return (RDMetrics.powerSpectrum(w), rate / Double(n))
+        Spectrum.blackmanHarris(x, sampleRate: rate)
     }
 
-    /// The largest component that is neither the fundamental nor one of its harmonics below
-    /// Nyquist (nor DC), in dB re the fundamental, and the THD (harmonics 2…) in percent.
     static func aliasAndTHD(_ y: ArraySlice<Float>, fundamental f0: Double) -> (aliasDB: Double, aliasHz: Double, thd: Double) {
-        let (p, df) = spectrum(y)
-        let halfWidth = 16   // ±23 Hz: the window's skirt
-        func band(_ f: Double) -> ClosedRange<Int> {
-            let k = Int((f / df).rounded())
-            return max(0, k - halfWidth) ... min(p.count - 1, k + halfWidth)
-        }
-        let fund = p[band(f0)].reduce(0, +)
-        var masked = p
-        var harmonics = 0.0
-        var k = 1.0
-        while k * f0 < rate / 2 - Double(halfWidth) * df {
-            let r = band(k * f0)
-            if k > 1 { harmonics += p[r].reduce(0, +) }
-            for i in r { masked[i] = 0 }
-            k += 1
-        }
-        for i in 0 ... Int(30 / df) { masked[i] = 0 }
-        // Tone-equivalent power of what is left: the sum over a main-lobe-wide window.
-        var worst = 0.0, worstBin = 0
-        for i in 4 ..< masked.count - 4 {
-            let s = masked[(i - 4) ... (i + 4)].reduce(0, +)
-            if s > worst { worst = s; worstBin = i }
-        }
-        return (10 * log10(max(worst, 1e-30) / fund), Double(worstBin) * df, 100 * (harmonics / fund).squareRoot())
+        DistortionMetrics.aliasAndTHD(y, sampleRate: rate, fundamental: f0)
     }
 
     static func distortion(_ preset: AVAudioUnitDistortionPreset? = nil, mix: Float = 100) -> AVAudioUnitDistortion {

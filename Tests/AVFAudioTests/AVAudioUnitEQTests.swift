@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 import AVFAudio
+import AudioAnalysis
 
 /// A complex number, just enough to evaluate transfer functions.
 struct EQDelayComplex {
@@ -59,17 +60,8 @@ enum EQDelayTest {
         return Array(repeating: x, count: channels)
     }
 
-    /// |Σ h[n] e^{−jωn}| at `f` Hz.
     static func dtftMagnitude(_ h: ArraySlice<Float>, frequency f: Double, rate: Double) -> Double {
-        let w = 2 * Double.pi * f / rate
-        var re = 0.0, im = 0.0
-        var k = 0.0
-        for v in h {
-            re += Double(v) * cos(w * k)
-            im -= Double(v) * sin(w * k)
-            k += 1
-        }
-        return (re * re + im * im).squareRoot()
+        Spectrum.dtftMagnitude(h, frequency: f, sampleRate: rate)
     }
 
     /// 20 Hz … 20 kHz, logarithmically spaced.

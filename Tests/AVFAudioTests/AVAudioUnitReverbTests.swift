@@ -5,6 +5,7 @@
 // 44.1 kHz; `avaudio-bench fx-reverb` measures long ones in release.)
 import Testing
 import AVFoundation
+import AudioAnalysis
 
 /// Measurements on impulse responses and spectra, shared by the reverb and distortion tests.
 enum RDMetrics {
@@ -45,166 +46,6 @@ enum RDMetrics {
         }
     }
 
-    /// RT60 (s) from the Schroeder energy decay curve: the line fitted to the EDC between `from`
-    /// and `to` dB, extrapolated to −60 dB. The curve is corrected for truncation: the energy
-    /// the response would still have had after its end is estimated from the decay rate of its
-    /// last part and added (so short responses of long reverbs are measured without bias).
-    static func rt60(_ h: [Float], rate: Double, from: Double, to: Double) -> Double? {
-        guard let start = h.firstIndex(where: { abs($0) > 1e-7 }) else { return nil }
-        let e = h[start...].map { Double($0) * Double($0) }
-        let n = e.count
-        // Decay rate of the envelope over the last half (10 ms energy blocks, least squares).
-        let block = Int(rate * 0.01)
-        var xs: [Double] = [], ys: [Double] = []
-        var i = n / 2
-        while i + block <= n {
-            let s = e[i ..< i + block].reduce(0, +) / Double(block)
-            if s > 0 { xs.append(Double(i + block / 2) / rate); ys.append(10 * log10(s)) }
-            i += block
-        }
-        guard let slope = fitSlope(xs, ys), slope < 0 else { return nil }
-        // Energy after the end: density at the end × τ, with density ∝ 10^(slope·t/10).
-        let endDensity = pow(10, (ys.last! - slope * xs.last! + slope * Double(n) / rate) / 10)
-        let tail = endDensity * rate * (10 / (slope * log(10)) * -1)
-        var edc = [Double](repeating: 0, count: n)
-        var acc = tail
-        for k in stride(from: n - 1, through: 0, by: -1) { acc += e[k]; edc[k] = acc }
-        let e0 = edc[0]
-        var fx: [Double] = [], fy: [Double] = []
-        for k in 0 ..< n {
-            let db = 10 * log10(edc[k] / e0)
-            if db <= from && db >= to { fx.append(Double(k) / rate); fy.append(db) }
-        }
-        guard fx.count > 10, let s = fitSlope(fx, fy), s < 0 else { return nil }
-        return -60 / s
-    }
-
-    static func fitSlope(_ x: [Double], _ y: [Double]) -> Double? {
-        let n = Double(x.count)
-        guard n >= 2 else { return nil }
-        let mx = x.reduce(0, +) / n, my = y.reduce(0, +) / n
-        var sxy = 0.0, sxx = 0.0
-        for i in x.indices { sxy += (x[i] - mx) * (y[i] - my); sxx += (x[i] - mx) * (x[i] - mx) }
-        return sxx > 0 ? sxy / sxx : nil
-    }
-
-    /// Normalized echo density (Abel & Huang): in a 20 ms Hann window, the weighted fraction of
-    /// samples whose magnitude exceeds the window's standard deviation, over erfc(1/√2) — about
-    /// 1 for Gaussian noise, near 0 for a few isolated echoes. Returned per millisecond, from the
-    /// response's onset.
-    static func echoDensity(_ h: [Float], rate: Double) -> [Double] {
-        guard let start = h.firstIndex(where: { abs($0) > 1e-7 }) else { return [] }
-        let x = Array(h[start...]).map(Double.init)
-        var w = Int(rate * 0.02)
-        if w % 2 == 0 { w += 1 }
-        let win = (0 ..< w).map { 0.5 - 0.5 * cos(2 * Double.pi * Double($0 + 1) / Double(w + 1)) }
-        let wsum = win.reduce(0, +)
-        let erfc = 0.317_310_507_862_914_1
-        var out: [Double] = []
-        var t = 0
-        let hop = Int(rate * 0.001)
-        while t + w <= x.count {
-            var energy = 0.0
-            for k in 0 ..< w { energy += win[k] * x[t + k] * x[t + k] }
-            let sigma = (energy / wsum).squareRoot()
-            var count = 0.0
-            for k in 0 ..< w where abs(x[t + k]) > sigma { count += win[k] }
-            out.append(count / wsum / erfc)
-            t += hop
-        }
-        return out
-    }
-
-    /// Real DFT power spectrum (|X|²) of `x` at bins 0 … n/2, by a radix-2 FFT (n a power of two).
-    static func powerSpectrum(_ x: [Double]) -> [Double] {
-        let n = x.count
-        precondition(n > 1 && n & (n - 1) == 0, "powerSpectrum: length must be a power of two")
-        var re = x, im = [Double](repeating: 0, count: n)
-        var j = 0
-        for i in 1 ..< n {
-            var bit = n >> 1
-            while j & bit != 0 { j ^= bit; bit >>= 1 }
-            j |= bit
-            if i < j { re.swapAt(i, j) }
-        }
-        var len = 2
-        while len <= n {
-            let ang = -2 * Double.pi / Double(len)
-            let wr = cos(ang), wi = sin(ang)
-            var i = 0
-            while i < n {
-                var cr = 1.0, ci = 0.0
-                for k in 0 ..< len / 2 {
-                    let a = i + k, b = a + len / 2
-                    let tr = re[b] * cr - im[b] * ci, ti = re[b] * ci + im[b] * cr
-                    re[b] = re[a] - tr; im[b] = im[a] - ti
-                    re[a] += tr; im[a] += ti
-                    let ncr = cr * wr - ci * wi
-                    ci = cr * wi + ci * wr
-                    cr = ncr
-                }
-                i += len
-            }
-            len <<= 1
-        }
-        return (0 ... n / 2).map { re[$0] * re[$0] + im[$0] * im[$0] }
-    }
-
-    /// Modal flatness of a reverb tail: the power spectrum of `x` (Hann window) averaged in
-    /// 1/12-octave bands between 200 Hz and 8 kHz, in dB, minus its quadratic trend over
-    /// log-frequency; returns the standard deviation and the largest deviation (dB). A metallic
-    /// (ringing) tail shows strong isolated peaks; a dense one stays within a few dB.
-    static func spectralRoughness(_ x: [Float], rate: Double) -> (std: Double, max: Double) {
-        var n = 1
-        while n * 2 <= x.count { n *= 2 }
-        let w = (0 ..< n).map { Double(x[$0]) * (0.5 - 0.5 * cos(2 * Double.pi * Double($0) / Double(n))) }
-        let p = powerSpectrum(w)
-        let df = rate / Double(n)
-        var lx: [Double] = [], ly: [Double] = []
-        var lo = 200.0
-        while lo * pow(2, 1.0 / 12) <= 8000 {
-            let hi = lo * pow(2, 1.0 / 12)
-            let a = Int((lo / df).rounded(.up)), b = Int((hi / df).rounded(.down))
-            if b >= a {
-                let mean = p[a ... b].reduce(0, +) / Double(b - a + 1)
-                lx.append(log2((lo * hi).squareRoot())); ly.append(10 * log10(mean))
-            }
-            lo = hi
-        }
-        // Quadratic least squares in log-frequency.
-        let m = Double(lx.count)
-        let mx = lx.reduce(0, +) / m
-        let u = lx.map { $0 - mx }
-        var s = [Double](repeating: 0, count: 5), r = [Double](repeating: 0, count: 3)
-        for i in u.indices {
-            var pw = 1.0
-            for k in 0 ..< 5 { s[k] += pw; pw *= u[i] }
-            r[0] += ly[i]; r[1] += ly[i] * u[i]; r[2] += ly[i] * u[i] * u[i]
-        }
-        // Solve the 3×3 normal equations (Cramer).
-        func det(_ a: [[Double]]) -> Double {
-            a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
-        }
-        let a = [[s[0], s[1], s[2]], [s[1], s[2], s[3]], [s[2], s[3], s[4]]]
-        let d = det(a)
-        var coef = [0.0, 0.0, 0.0]
-        for k in 0 ..< 3 {
-            var ak = a
-            for row in 0 ..< 3 { ak[row][k] = r[row] }
-            coef[k] = det(ak) / d
-        }
-        let residual = u.indices.map { ly[$0] - (coef[0] + coef[1] * u[$0] + coef[2] * u[$0] * u[$0]) }
-        let std = (residual.map { $0 * $0 }.reduce(0, +) / m).squareRoot()
-        return (std, residual.map(abs).max() ?? 0)
-    }
-
-    /// Normalized correlation of two signals at lag 0.
-    static func correlation(_ a: ArraySlice<Float>, _ b: ArraySlice<Float>) -> Double {
-        var ab = 0.0, aa = 0.0, bb = 0.0
-        for (x, y) in zip(a, b) { ab += Double(x) * Double(y); aa += Double(x) * Double(x); bb += Double(y) * Double(y) }
-        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
-    }
 }
 
 @Suite struct AVAudioUnitReverbTests {
@@ -276,7 +117,7 @@ enum RDMetrics {
             .largeHall2: 2.82, .plate: 1.50, .cathedral: 4.70]
         for preset in AVAudioUnitReverbPreset.allCases {
             let ir = try Self.impulseResponse(preset)
-            let t = try #require(RDMetrics.rt60(ir[0], rate: Self.rate, from: -5, to: -25), "\(preset)")
+            let t = try #require(ReverbMetrics.rt60(ir[0], rate: Self.rate, from: -5, to: -25), "\(preset)")
             t20[preset] = t
             let reference = documented[preset]!
             #expect(abs(t - reference) / reference < 0.15, "\(preset): T20 \(t) s, documented \(reference) s")
@@ -298,7 +139,7 @@ enum RDMetrics {
     @Test(arguments: [AVAudioUnitReverbPreset.smallRoom, .mediumHall, .plate, .cathedral])
     func tailIsDenseSmoothAndDecorrelated(_ preset: AVAudioUnitReverbPreset) throws {
         let ir = try Self.impulseResponse(preset, seconds: 1.0)
-        let ned = RDMetrics.echoDensity(ir[0], rate: Self.rate)
+        let ned = ReverbMetrics.echoDensity(ir[0], rate: Self.rate)
         // From 30 ms after the onset to 300 ms: noise-like on average, never sparse.
         let window = ned[30 ..< 300]
         let mean = window.reduce(0, +) / Double(window.count)
@@ -307,11 +148,11 @@ enum RDMetrics {
         // Tail spectrum 100…600 ms after the onset.
         let onset = ir[0].firstIndex { abs($0) > 1e-7 }!
         let tail = Array(ir[0][(onset + Int(0.1 * Self.rate)) ..< (onset + Int(0.6 * Self.rate))])
-        let rough = RDMetrics.spectralRoughness(tail, rate: Self.rate)
+        let rough = ReverbMetrics.spectralRoughness(tail, rate: Self.rate)
         #expect(rough.std < 3, "\(preset): smoothed tail spectrum deviates \(rough.std) dB (rms) from its trend")
         #expect(rough.max < 9, "\(preset): largest spectral peak \(rough.max) dB")
         // Left/right correlation of the tail (50 ms on).
-        let c = RDMetrics.correlation(ir[0][Int(0.05 * Self.rate)...], ir[1][Int(0.05 * Self.rate)...])
+        let c = ReverbMetrics.correlation(ir[0][Int(0.05 * Self.rate)...], ir[1][Int(0.05 * Self.rate)...])
         #expect(abs(c) < 0.3, "\(preset): interchannel correlation \(c)")
     }
 
