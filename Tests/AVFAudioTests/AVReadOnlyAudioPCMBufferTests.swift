@@ -155,3 +155,28 @@ import AVFoundation
         mixer.removeTap(onBus: 0)
     }
 }
+
+extension AVReadOnlyAudioPCMBufferTests {
+    /// A read-only buffer plays like the buffer it was made from; the handler runs once.
+    @Test func playerSchedulesAReadOnlyBuffer() throws {
+        let engine = AVAudioEngine()
+        let player = AVAudioPlayerNode()
+        engine.attach(player)
+        engine.connect(player, to: engine.mainMixerNode, format: Offline.standard())
+        try engine.enableManualRenderingMode(.offline, format: Offline.standard(), maximumFrameCount: 512)
+        try engine.start()
+        let signal = [Offline.ramp(1000), Offline.ramp(1000, scale: 0.5)]
+        let done = Box<Int>()
+        player.scheduleBuffer(AVReadOnlyAudioPCMBuffer(copying: Offline.buffer(signal)), atTime: AVAudioTime(sampleTime: 100, atRate: 48_000),
+                              completionCallbackType: .dataRendered) { done.append(1) }
+        player.scheduleBuffer(AVReadOnlyAudioPCMBuffer(copying: Offline.buffer(signal)))   // every default
+        player.play()
+        let out = try Offline.render(engine, total: 2600, chunk: 512)
+        #expect(out[0][0..<100].allSatisfy { $0 == 0 })
+        #expect(Array(out[0][100..<1100]) == signal[0])
+        #expect(Array(out[1][100..<1100]) == signal[1])
+        #expect(Array(out[0][1100..<2100]) == signal[0])
+        #expect(out[0][2100...].allSatisfy { $0 == 0 })
+        #expect(done.all == [1])
+    }
+}

@@ -24,7 +24,7 @@
 /// A read-only, Sendable audio buffer for safe concurrent access.
 public struct AVReadOnlyAudioPCMBuffer: @unchecked Sendable {
     /// The samples; never mutated once the struct exists.
-    private let storage: AVAudioPCMBuffer
+    let storage: AVAudioPCMBuffer
 
     /// Represents read-only channel data.
     ///
