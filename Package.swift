@@ -43,7 +43,11 @@ let package = Package(
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"], swiftSettings: optimize),
+        // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
+        // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
+        // buffer, as Apple declares it; clients need no flag to call it.
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"],
+                swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [
