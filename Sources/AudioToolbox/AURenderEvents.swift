@@ -94,6 +94,19 @@ public struct AudioComponentInstantiationOptions: OptionSet, Sendable {
     public static let loadedRemotely = AudioComponentInstantiationOptions(rawValue: 1 << 31)
 }
 
+/// Flags of an audio component (AudioComponent.h), in `AudioComponentDescription.componentFlags`.
+public struct AudioComponentFlags: OptionSet, Sendable {
+    public let rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// Found only by a specific search (type, subtype and manufacturer all non-zero), never by a
+    /// wildcard one.
+    public static let unsearchable = AudioComponentFlags(rawValue: 1)
+    public static let sandboxSafe = AudioComponentFlags(rawValue: 2)
+    public static let isV3AudioUnit = AudioComponentFlags(rawValue: 4)
+    public static let requiresAsyncInstantiation = AudioComponentFlags(rawValue: 8)
+    public static let canLoadInProcess = AudioComponentFlags(rawValue: 0x10)
+}
+
 /// Whether a bus array holds input or output busses.
 public enum AUAudioUnitBusType: Int, Sendable {
     case input = 1
@@ -101,7 +114,7 @@ public enum AUAudioUnitBusType: Int, Sendable {
 }
 
 // MARK: Error codes of audio units (AUComponent.h; FailedInitialization, FormatNotSupported and
-// InvalidPropertyValue are in CoreAudioTypes/AudioErrors.swift)
+// InvalidPropertyValue are in AudioToolboxErrors.swift)
 
 public let kAudioUnitErr_InvalidProperty: OSStatus = -10879
 public let kAudioUnitErr_InvalidParameter: OSStatus = -10878

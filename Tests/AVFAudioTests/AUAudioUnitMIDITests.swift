@@ -48,7 +48,8 @@ final class ClientGateInstrument: AUAudioUnit {
 
 @Suite struct AUAudioUnitMIDITests {
     static let description = AudioComponentDescription(componentType: kAudioUnitType_MusicDevice, componentSubType: fourCC("gate"),
-                                                       componentManufacturer: fourCC("Test"), componentFlags: 0, componentFlagsMask: 0)
+                                                       componentManufacturer: fourCC("Test"),
+                                                       componentFlags: AudioComponentFlags.unsearchable.rawValue, componentFlagsMask: 0)
 
     @Test func notesLandOnTheirFrames() async throws {
         AUAudioUnit.registerSubclass(ClientGateInstrument.self, as: Self.description, name: "Test: Gate", version: 1)

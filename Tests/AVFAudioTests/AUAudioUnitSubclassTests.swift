@@ -83,7 +83,9 @@ func fourCC(_ s: String) -> OSType { s.utf8.reduce(0) { $0 << 8 | OSType($1) } }
 
 @Suite(.serialized) struct AUAudioUnitSubclassTests {
     static let description = AudioComponentDescription(componentType: kAudioUnitType_Effect, componentSubType: fourCC("cgan"),
-                                                       componentManufacturer: fourCC("Test"), componentFlags: 0, componentFlagsMask: 0)
+                                                       componentManufacturer: fourCC("Test"),
+                                                       // (unsearchable: wildcard searches in other tests see only the built-in units)
+                                                       componentFlags: AudioComponentFlags.unsearchable.rawValue, componentFlagsMask: 0)
 
     init() {
         AUAudioUnit.registerSubclass(ClientGainUnit.self, as: Self.description, name: "Test: Client Gain", version: 0x0001_0203)
@@ -159,6 +161,8 @@ func fourCC(_ s: String) -> OSType { s.utf8.reduce(0) { $0 << 8 | OSType($1) } }
         #expect(found.count == 1)
         #expect(found.first?.name == "Client Gain" && found.first?.manufacturerName == "Test" && found.first?.versionString == "1.2.3")
         #expect(found.first?.typeName == AVAudioUnitTypeEffect)
+        // registered unsearchable: a wildcard search does not list it
+        #expect(!AVAudioUnitComponentManager.shared().components(matching: AudioComponentDescription()).contains { $0.name == "Client Gain" })
 
         // an unknown component is an error, not a trap
         var unknown = Self.description

@@ -65,7 +65,8 @@ final class CountedGainUnit: AUAudioUnit {
 @Suite(.serialized) struct AUAudioUnitAllocationTests {
     @Test func clientUnitWithScheduledParameters() throws {
         let description = AudioComponentDescription(componentType: kAudioUnitType_Effect, componentSubType: 0x6367_6E63 /* 'cgnc' */,
-                                                    componentManufacturer: 0x5465_7374 /* 'Test' */, componentFlags: 0, componentFlagsMask: 0)
+                                                    componentManufacturer: 0x5465_7374 /* 'Test' */,
+                                                    componentFlags: AudioComponentFlags.unsearchable.rawValue, componentFlagsMask: 0)
         AUAudioUnit.registerSubclass(CountedGainUnit.self, as: description, name: "Test: Counted Gain", version: 1)
         let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
         let engine = AVAudioEngine()

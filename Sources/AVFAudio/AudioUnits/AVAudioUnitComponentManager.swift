@@ -180,7 +180,7 @@ open class AVAudioUnitComponentManager: NSObject {
     /// Every tag of every component (system and user), each once, in order of appearance.
     open var tagNames: [String] {
         var seen = Set<String>(), names: [String] = []
-        for c in all { for t in c.allTagNames where seen.insert(t).inserted { names.append(t) } }
+        for c in searchable { for t in c.allTagNames where seen.insert(t).inserted { names.append(t) } }
         return names
     }
 
@@ -192,20 +192,29 @@ open class AVAudioUnitComponentManager: NSObject {
     }
 
     /// The components matching a description (zero fields are wildcards).
+    /// Components registered with `AudioComponentFlags.unsearchable` are found only by a specific
+    /// description (type, subtype and manufacturer all non-zero), as AudioComponentFindNext
+    /// documents for that flag; wildcard, predicate and test searches skip them.
     open func components(matching desc: AudioComponentDescription) -> [AVAudioUnitComponent] {
-        all.filter { $0.matches(desc) }
+        let specific = desc.componentType != 0 && desc.componentSubType != 0 && desc.componentManufacturer != 0
+        return (specific ? all : searchable).filter { $0.matches(desc) }
     }
 
     /// The components a predicate accepts (evaluated with the component as its object).
     open func components(matching predicate: NSPredicate) -> [AVAudioUnitComponent] {
-        all.filter { predicate.evaluate(with: $0) }
+        searchable.filter { predicate.evaluate(with: $0) }
+    }
+
+    /// The components a wildcard search finds.
+    private var searchable: [AVAudioUnitComponent] {
+        all.filter { $0.audioComponentDescription.componentFlags & AudioComponentFlags.unsearchable.rawValue == 0 }
     }
 
     /// The components `testHandler` accepts; it may set its second argument to stop the search.
     open func components(passingTest testHandler: (AVAudioUnitComponent, UnsafeMutablePointer<ObjCBool>) -> Bool) -> [AVAudioUnitComponent] {
         var result: [AVAudioUnitComponent] = []
         var stop = ObjCBool(false)
-        for c in all {
+        for c in searchable {
             if testHandler(c, &stop) { result.append(c) }
             if stop.boolValue { break }
         }
