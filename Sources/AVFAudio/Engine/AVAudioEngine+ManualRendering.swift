@@ -25,6 +25,7 @@ extension AVAudioEngine {
         setManualRendering(mode, format: pcmFormat, maximumFrames: maximumFrameCount)
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: pcmFormat.sampleRate, channelLayoutOrCount: pcmFormat)
         outputNodeFormatDidChange()
+        inputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
         graphDidChange()
@@ -42,6 +43,8 @@ extension AVAudioEngine {
         setManualRendering(nil, format: nil, maximumFrames: 0)
         outputNode.deviceFormat = nil
         outputNodeFormatDidChange()
+        inputNode(ifCreated: { $0.forgetManualRenderingInput() })
+        inputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
     }
@@ -117,30 +120,53 @@ extension AVAudioEngine {
             // reads. Apple: `.error` with `notRunning` when the engine is not running;
             // `.cannotDoInCurrentContext` when the engine cannot render now (here: another thread
             // is inside a render call of this engine) — the client retries next cycle.
+            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
+            // Apple: "irrespective of the returned status code, on exit, the output buffer's
+            // mDataByteSize will indicate the number of PCM data bytes rendered" — none unless
+            // the call renders.
+            func renderedNothing() {
+                var b = 0
+                while b < list.count { list[b].mDataByteSize = 0; b += 1 }
+            }
             switch self.gate.enter() {
             case .closed:
+                renderedNothing()
                 outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
                 return .error
             case .busy:
+                renderedNothing()
                 outError?.pointee = noErr
                 return .cannotDoInCurrentContext
             case .admitted:
                 break
             }
             let state = self.manualRenderingState
-            guard let mode = state.mode, let format = state.format else {
+            func fail(_ code: OSStatus) -> AVAudioEngineManualRenderingStatus {
                 self.gate.leave()
-                outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
+                renderedNothing()
+                outError?.pointee = code
                 return .error
             }
-            guard frameCount <= state.maximumFrames else {
-                self.gate.leave()
-                outError?.pointee = OSStatus(kAudioConverterErr_InvalidOutputSize)
-                return .error
+            guard let mode = state.mode, let format = state.format, self.isRunningUnlocked else {
+                return fail(OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue))
+            }
+            guard frameCount <= state.maximumFrames else { return fail(OSStatus(kAudioConverterErr_InvalidOutputSize)) }
+            // The caller's buffers must be laid out as the manual rendering format says; checked
+            // before rendering, so a refused call does not advance the timeline.
+            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
+                return fail(OSStatus(kAudioConverterErr_FormatNotSupported))
+            }
+            // Engine memory can be lent only as one Float32 channel per buffer (see below); other
+            // formats must bring their own memory.
+            if type != .float32 || (format.isInterleaved && format.channelCount > 1) {
+                var b = 0
+                while b < list.count {
+                    if list[b].mData == nil { return fail(OSStatus(kAudio_ParamError)) }
+                    b += 1
+                }
             }
             let frames = Int(frameCount)
             let (status, source) = self.renderManualCycle(frames: frames)
-            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
             let bytesPerFrame = Int(format.streamDescription.pointee.mBytesPerFrame)
             // Buffers without memory borrow the engine's (Float32 planar formats). Index loops:
             // generic collection algorithms allocate coroutine frames in debug builds.
@@ -150,11 +176,6 @@ extension AVAudioEngine {
                     if list[i].mData == nil { list[i].mData = UnsafeMutableRawPointer(source.channels[i]) }
                     i += 1
                 }
-            }
-            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
-                self.gate.leave()
-                outError?.pointee = OSStatus(kAudioConverterErr_FormatNotSupported)
-                return .error
             }
             var b = 0
             while b < list.count { list[b].mDataByteSize = UInt32(frames * bytesPerFrame); b += 1 }

@@ -42,6 +42,9 @@ open class AVAudioEngine: NSObject {
         let destination: AVAudioNode
         let destinationBus: AVAudioNodeBus
         let format: AVAudioFormat
+        /// Made with format nil: the connection follows its source's format when that changes
+        /// (the input node's, when manual rendering formats are set).
+        var followsSource = false
     }
 
     // Running state.
@@ -91,6 +94,7 @@ open class AVAudioEngine: NSObject {
         let node = AVAudioInputNode()
         _inputNode = node
         attachInternal(node)
+        inputNodeFormatDidChange()   // created while in manual rendering mode: the manual format
         return node
     }
     var _inputNode: AVAudioInputNode?
