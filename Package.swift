@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "AVFAudio", targets: ["AVFAudio"]),
         .library(name: "AVFoundation", targets: ["AVFoundation"]),
         .library(name: "CoreAudioTypes", targets: ["CoreAudioTypes"]),
+        .library(name: "AudioToolbox", targets: ["AudioToolbox"]),
         .executable(name: "avaudio", targets: ["avaudio"]),
         .executable(name: "avaudio-bench", targets: ["avaudio-bench"]),
     ],
@@ -29,6 +30,9 @@ let package = Package(
         .target(name: "CCoreAudioTypes"),
         // Swift overlay: constants, UnsafeMutableAudioBufferListPointer, helpers. Re-exports the C structs.
         .target(name: "CoreAudioTypes", dependencies: ["CCoreAudioTypes"], swiftSettings: swift5),
+        // AudioToolbox's types that AVFAudio's API names: component descriptions, parameter units and
+        // options, AUParameterTree. Re-exports CoreAudioTypes (and Foundation), as on Apple platforms.
+        .target(name: "AudioToolbox", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),
         // The resampler's hot Float64 loops in C: AVX2 + FMA variants (per-function target
         // attributes, chosen at runtime) and portable ones. No Apple names; no allocation.
         .target(name: "CResamplerKernels"),
@@ -42,7 +46,11 @@ let package = Package(
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioKernels", "AudioFileFormats"], swiftSettings: optimize),
+        // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
+        // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
+        // buffer, as Apple declares it; clients need no flag to call it.
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"],
+                swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [
@@ -53,6 +61,8 @@ let package = Package(
         .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats", "AudioAnalysis"],
                           path: "Benchmarks/avaudio-bench", swiftSettings: optimize),
         .testTarget(name: "CoreAudioTypesTests", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),
+        // Client code that imports AudioToolbox alone (as AudioKit's parameter code does).
+        .testTarget(name: "AudioToolboxTests", dependencies: ["AudioToolbox"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis"], swiftSettings: swift5),

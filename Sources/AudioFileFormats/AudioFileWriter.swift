@@ -11,8 +11,10 @@ import Darwin
 /// BW64, AIFF, AIFF-C, CAF or AU file.
 ///
 /// Nothing is lost: after every `write` the header on disk describes every frame written so far
-/// (WAV, AIFF and AU rewrite their small header with one `pwrite`; CAF keeps its data size at -1,
-/// "to the end of the file", until `close()`), so a process killed mid-write leaves a valid file.
+/// (the samples first, then the small header with one `pwrite`), so a process killed at any moment
+/// leaves a valid file holding every frame whose `write` returned. CAF's data size too is kept
+/// current rather than left at -1 ("to the end of the file", which CAF allows but libsndfile and
+/// sox refuse): a file its writer never closed reads everywhere.
 ///
 /// A WAV file starts with a 28-byte 'JUNK' chunk (as EBU Tech 3306 recommends) and turns into
 /// RF64 in place when its size passes 4 GiB: 'RIFF' becomes 'RF64', 'JUNK' becomes 'ds64', and
@@ -126,8 +128,8 @@ public final class AudioFileWriter {
         if fsync(file.fd) != 0 { throw systemError(errno, "cannot flush", path: path) }
     }
 
-    /// Writes the final header (CAF's real data size, the pad byte of an odd-sized WAV/AIFF data
-    /// chunk) and closes the file. Closing twice does nothing.
+    /// Writes the final header (with the pad byte of an odd-sized WAV/AIFF data chunk) and closes
+    /// the file. Closing twice does nothing.
     public func close() throws {
         guard !closed else { return }
         closed = true
@@ -170,7 +172,6 @@ public final class AudioFileWriter {
     }
 
     private func writeHeader(final: Bool) throws {
-        if plan.kind == .caf && !final { return } // the data size stays -1 ("to end of file") while open
         var auUnknown = false
         if plan.kind == .au { auUnknown = dataBytes > min(sizeLimit32, UInt64(auUnknownSize) - 1) }
         let header = plan.header(dataBytes: dataBytes, frames: UInt64(framesWritten), is64: is64 || auUnknown,
@@ -314,8 +315,8 @@ struct HeaderPlan {
     }
 
     /// Renders the header for `dataBytes` bytes of audio in `frames` frames. `is64`: RF64/BW64
-    /// layout for WAV, "unknown size" for AU. `final`: CAF's real data size instead of -1, and
-    /// the pad byte counted for odd-sized WAV/AIFF data.
+    /// layout for WAV, "unknown size" for AU. `final`: the pad byte counted for odd-sized WAV/AIFF
+    /// data.
     func header(dataBytes: UInt64, frames: UInt64, is64: Bool, final: Bool) -> [UInt8] {
         let d = description
         let pad: UInt64 = final && padsOddData ? dataBytes & 1 : 0
@@ -414,7 +415,7 @@ struct HeaderPlan {
                 w.fourCC("chan"); w.u64(UInt64(layout.count)); w.append(layout)
             }
             w.fourCC("data")
-            w.u64(final ? 4 + dataBytes : UInt64.max) // -1 while open: "to the end of the file"
+            w.u64(4 + dataBytes) // the edit count and the samples, current after every write
             w.u32(0) // edit count
             return w.bytes
         case .au:

@@ -32,6 +32,12 @@ func parseCAF(_ ctx: ParseContext, head: [UInt8]) throws -> ParsedLayout {
         let type = header.fourCC(0)
         var size = header.i64(4)
         let payload = pos + 12
+        if dataOffset != nil && (size < 0 || payload.addingReportingOverflow(size).overflow || payload + size > ctx.fileSize) {
+            // Bytes after the audio that do not form a chunk: what a writer killed between writing
+            // samples and updating the data size leaves (libsndfile and sox ignore them too).
+            warnings.append("\(ctx.fileSize - pos) bytes after the data chunk do not form a chunk; ignored")
+            break
+        }
         switch type {
         case fcc("desc"):
             guard size >= 32 else {

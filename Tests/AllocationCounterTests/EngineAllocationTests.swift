@@ -124,6 +124,54 @@ import AVFAudio
         #expect(counts == .none, "\(counts)")
     }
 
+    /// The input node converting its block's 44.1 kHz into an explicit 48 kHz connection, the block
+    /// pulled in requests of at most the maximum frame count.
+    @Test func inputNodeConvertingTheRateOfItsBlock() throws {
+        let memory = UnsafeMutablePointer<Float>.allocate(capacity: 1024)
+        memory.initialize(repeating: 0.25, count: 1024)
+        defer { memory.deallocate() }
+        let inputList = AudioBufferList.allocate(maximumBuffers: 1)
+        defer { free(inputList.unsafeMutablePointer) }
+        let counts = try countRenderAllocations { engine in
+            let block = AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1)!
+            _ = engine.inputNode.setManualRenderingInputPCMFormat(block) { frames in
+                inputList[0] = AudioBuffer(mNumberChannels: 1, mDataByteSize: frames * 4, mData: memory)
+                return inputList.unsafePointer
+            }
+            engine.connect(engine.inputNode, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!)
+        }
+        #expect(counts == .none, "\(counts)")
+    }
+
+    /// Source nodes whose block renders another format: Int16 interleaved at 44.1 kHz into a
+    /// 48 kHz connection (sample type, layout and rate converted after the block), and Float64
+    /// mono at the connection's rate.
+    @Test func sourceNodesConvertingTheirBlocksFormat() throws {
+        let counts = try countRenderAllocations { engine in
+            let int16 = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 44_100, channels: 2, interleaved: true)!
+            var phase: Int16 = 0
+            let a = AVAudioSourceNode(format: int16) { _, _, frameCount, abl in
+                let p = UnsafeMutableAudioBufferListPointer(abl)[0].mData!.assumingMemoryBound(to: Int16.self)
+                var i = 0
+                while i < Int(frameCount) * 2 { phase &+= 97; p[i] = phase; i += 1 }
+                return noErr
+            }
+            let float64 = AVAudioFormat(commonFormat: .pcmFormatFloat64, sampleRate: 48_000, channels: 1, interleaved: false)!
+            var x = 0.0
+            let b = AVAudioSourceNode(format: float64) { _, _, frameCount, abl in
+                let p = UnsafeMutableAudioBufferListPointer(abl)[0].mData!.assumingMemoryBound(to: Double.self)
+                var i = 0
+                while i < Int(frameCount) { x += 0.001; p[i] = x.truncatingRemainder(dividingBy: 1); i += 1 }
+                return noErr
+            }
+            engine.attach(a)
+            engine.attach(b)
+            engine.connect(a, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!)
+            engine.connect(b, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 1)!)
+        }
+        #expect(counts == .none, "\(counts)")
+    }
+
     @Test func playerFileSegmentWithRateConversion() throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("alloc-\(getpid()).wav")
         do {

@@ -54,7 +54,7 @@ struct StreamingTests {
         #expect(reader.warnings.isEmpty)
     }
 
-    @Test("CAF keeps its data size at -1 while open and writes the real size at close")
+    @Test("CAF keeps its data size current after every write (never -1, which libsndfile and sox refuse)")
     func cafSizeField() throws {
         let dir = TempDir()
         let path = dir.path("s.caf")
@@ -65,10 +65,13 @@ struct StreamingTests {
         let dataHeader = Int(w.dataOffset) - 16 // 'data', Int64 size, UInt32 edit count
         var b = fileBytes(path)
         #expect(Array(b[dataHeader..<dataHeader + 4]) == Array("data".utf8))
-        #expect(Array(b[dataHeader + 4..<dataHeader + 12]) == [UInt8](repeating: 0xFF, count: 8))
+        #expect(Array(b[dataHeader + 4..<dataHeader + 12]) == [0, 0, 0, 0, 0, 0, 0, 24])
+        try samples.withUnsafeBytes { try w.write(frames: 10, from: $0.baseAddress!) }
+        b = fileBytes(path)
+        #expect(Array(b[dataHeader + 4..<dataHeader + 12]) == [0, 0, 0, 0, 0, 0, 0, 44])
         try w.close()
         b = fileBytes(path)
-        #expect(Array(b[dataHeader + 4..<dataHeader + 12]) == [0, 0, 0, 0, 0, 0, 0, 24])
+        #expect(Array(b[dataHeader + 4..<dataHeader + 12]) == [0, 0, 0, 0, 0, 0, 0, 44])
     }
 
     @Test("WAV turns into RF64 in place when the data passes the (lowered) 4 GiB limit")

@@ -14,9 +14,14 @@ final class NullAudioDevice: AudioOutputDevice {
     var presentationLatency: TimeInterval { Double(bufferFrames) / sampleRate }
     var name: String { "null output (\(Int(sampleRate)) Hz, \(channelCount) ch, \(bufferFrames)-frame buffers)" }
 
-    private let running = RunFlag()
-    private var thread: Thread?
-    private let finished = DispatchSemaphore(value: 0)
+    /// One per start(): its own run flag and exit signal, so a stop called from the device thread
+    /// (which cannot wait for itself) never confuses the next start.
+    private final class Session: @unchecked Sendable {
+        let running = Atomic<Bool>(true)
+        let finished = DispatchSemaphore(value: 0)
+        weak var thread: Thread?   // (weak: the running thread keeps itself alive; its closure holds the session)
+    }
+    private var session: Session?
     private var memory: UnsafeMutablePointer<Float>
     private var channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
 
@@ -37,16 +42,16 @@ final class NullAudioDevice: AudioOutputDevice {
     }
 
     func start(render: @escaping (UnsafePointer<UnsafeMutablePointer<Float>>, Int, UInt64) -> Void) throws {
-        guard !running.value.load(ordering: .acquiring) else { return }
-        running.value.store(true, ordering: .releasing)
+        guard session == nil else { return }
+        let session = Session()
         let period = UInt64((Double(bufferFrames) / sampleRate * 1e9).rounded())
         let frames = bufferFrames
         let channels = UncheckedSendable(self.channels)
-        let thread = Thread { [running, finished] in
+        let thread = Thread { [session] in
             var deadline = HostClock.now()
             var cycles: UInt64 = 0
             let origin = deadline
-            while running.value.load(ordering: .acquiring) {
+            while session.running.load(ordering: .acquiring) {
                 render(UnsafePointer(channels.value), frames, deadline)
                 cycles += 1
                 // Absolute deadlines: origin + n × period, so rounding never accumulates.
@@ -54,18 +59,23 @@ final class NullAudioDevice: AudioOutputDevice {
                 var ts = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
                 while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nil) == EINTR {}
             }
-            finished.signal()
+            session.finished.signal()
         }
         thread.name = "OpenAVFAudio null output"
         thread.qualityOfService = .userInteractive
-        self.thread = thread
+        session.thread = thread
+        self.session = session
         thread.start()
     }
 
+    /// Stops the device thread and returns after its last callback — or, called from the device
+    /// thread itself (a render block stopping the engine), at once: the thread exits after the
+    /// current callback.
     func stop() {
-        guard running.value.exchange(false, ordering: .acquiringAndReleasing) else { return }
-        finished.wait()
-        thread = nil
+        guard let session else { return }
+        self.session = nil
+        session.running.store(false, ordering: .releasing)
+        if Thread.current !== session.thread { session.finished.wait() }
     }
 
     /// Behaves as hardware whose format changed (another program switched the sound card's rate,

@@ -37,17 +37,20 @@ extension AVAudioEngine {
         // The source's other connections from this bus take the new format too.
         for (key, connection) in connections where connection.source === source && connection.sourceBus == sourceBus {
             connections[key] = Connection(source: source, sourceBus: sourceBus, destination: connection.destination,
-                                          destinationBus: connection.destinationBus, format: connectionFormat)
+                                          destinationBus: connection.destinationBus, format: connectionFormat,
+                                          followsSource: connection.followsSource)
             connection.destination.inputFormats[connection.destinationBus] = connectionFormat
             connection.destination.didSetInputFormat(connectionFormat, bus: connection.destinationBus)
         }
         for (destination, bus) in destinations {
             let key = InputKey(node: ObjectIdentifier(destination), bus: bus)
-            connections[key] = Connection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: bus, format: connectionFormat)
+            connections[key] = Connection(source: source, sourceBus: sourceBus, destination: destination, destinationBus: bus,
+                                          format: connectionFormat, followsSource: format == nil)
             destination.inputFormats[bus] = connectionFormat
             destination.didSetInputFormat(connectionFormat, bus: bus)
             propagateFormat(from: destination)
         }
+        mixingPathsDidChange()
     }
 
     /// After a node's input format changed, nodes that adopt their input format for their output
@@ -57,7 +60,8 @@ extension AVAudioEngine {
             let format = node.outputFormats[bus]
             for (key, connection) in connections where connection.source === node && connection.sourceBus == bus && connection.format != format {
                 connections[key] = Connection(source: node, sourceBus: bus, destination: connection.destination,
-                                              destinationBus: connection.destinationBus, format: format)
+                                              destinationBus: connection.destinationBus, format: format,
+                                              followsSource: connection.followsSource)
                 connection.destination.inputFormats[connection.destinationBus] = format
                 connection.destination.didSetInputFormat(format, bus: connection.destinationBus)
                 propagateFormat(from: connection.destination)
@@ -72,6 +76,37 @@ extension AVAudioEngine {
         let format = outputNode.outputFormat(forBus: 0)
         guard !c.format.hasSameRateAndChannels(as: format) else { return }
         connectInternal(c.source, fromBus: c.sourceBus, to: [(outputNode, 0)], format: format, replacingOutputs: false)
+    }
+
+    /// The input node's format changed (manual rendering enabled or disabled, a manual input
+    /// format set): connections made with format nil follow it, and every node downstream of them
+    /// follows, as on Apple platforms — whatever the order in which the client connected the input
+    /// node, enabled manual rendering and set the manual input format.
+    ///
+    /// The node's own format is, in manual rendering, the manual input format (as a standard
+    /// format); until one is set, the manual rendering format (our choice: Apple documents no
+    /// format for an input node without a block; its output then is silence). Otherwise it is the
+    /// device's input format (the null device's: 48 kHz stereo). Connections made with an explicit
+    /// format keep it in manual rendering when only the rate differs: the node converts (Apple,
+    /// AVAudioIONode.h: "you may set it to a different format, in which case the node will
+    /// convert"); on a device it cannot, and they follow too.
+    func inputNodeFormatDidChange() {
+        guard let node = _inputNode else { return }
+        let native = inputNodeNativeFormat
+        let outgoing = connections.values.filter { $0.source === node }
+        let keepExplicit = manualMode != nil && !outgoing.isEmpty && outgoing.allSatisfy { !$0.followsSource }
+            && node.outputFormats[0].channelCount == native.channelCount
+        guard !keepExplicit, !node.outputFormats[0].hasSameRateAndChannels(as: native) else { return }
+        node.outputFormats[0] = native
+        propagateFormat(from: node)
+    }
+
+    /// What the input node produces before any conversion of its own (see `inputNodeFormatDidChange`).
+    var inputNodeNativeFormat: AVAudioFormat {
+        if manualMode != nil, let manual = _inputNode?.manualInputFormat ?? _manualFormat {
+            return AVAudioFormat(standardFormatWithSampleRate: manual.sampleRate, channelLayoutOrCount: manual)
+        }
+        return AVAudioOutputNode.fallbackFormat
     }
 
     /// Whether audio flows from `start` to `target` through existing connections.
@@ -94,6 +129,7 @@ extension AVAudioEngine {
         guard let connection = connections.removeValue(forKey: key) else { return }
         connection.destination.inputFormats[connection.destinationBus] = nil
         connection.destination.didSetInputFormat(nil, bus: connection.destinationBus)
+        mixingPathsDidChange()
     }
 
     /// Internal: the connection into (node, bus).

@@ -11,7 +11,8 @@ extension AVAudioEngine {
     /// most `maximumFrameCount` frames. The engine must be stopped.
     public func enableManualRenderingMode(_ mode: AVAudioEngineManualRenderingMode, format pcmFormat: AVAudioFormat,
                                           maximumFrameCount: AVAudioFrameCount) throws {
-        lock.lock(); defer { lock.unlock() }
+        // (the render side reads the scratch memory replaced below: no cycle may be in flight)
+        lockWhenRenderIdle(); defer { lock.unlock() }
         guard !isRunningUnlocked else {
             throw manualError(.initialized, "enableManualRenderingMode: stop the engine first")
         }
@@ -24,6 +25,7 @@ extension AVAudioEngine {
         setManualRendering(mode, format: pcmFormat, maximumFrames: maximumFrameCount)
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: pcmFormat.sampleRate, channelLayoutOrCount: pcmFormat)
         outputNodeFormatDidChange()
+        inputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
         graphDidChange()
@@ -31,19 +33,24 @@ extension AVAudioEngine {
 
     /// Returns the engine to rendering on a device: stops and resets it first.
     public func disableManualRenderingMode() {
-        lock.lock(); defer { lock.unlock() }
-        guard manualRenderingState.mode != nil else { return }
+        guard isInManualRenderingMode else { return }
+        // Outside the lock: stop() waits for the dispatcher and the cycle in flight, and reset()
+        // may run completion handlers.
         stop()
         reset()
+        lockWhenRenderIdle(); defer { lock.unlock() }
+        guard manualRenderingState.mode != nil, !isRunningUnlocked else { return }
         setManualRendering(nil, format: nil, maximumFrames: 0)
         outputNode.deviceFormat = nil
         outputNodeFormatDidChange()
+        inputNode(ifCreated: { $0.forgetManualRenderingInput() })
+        inputNodeFormatDidChange()
         outputNode.removeTap(onBus: 0)
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
     }
 
     /// Whether the engine is in manual rendering mode.
-    public var isInManualRenderingMode: Bool { manualRenderingState.mode != nil }
+    public var isInManualRenderingMode: Bool { lock.lock(); defer { lock.unlock() }; return manualRenderingState.mode != nil }
 
     /// The manual rendering mode (`.offline` when not in manual rendering mode, as Apple reports).
     public var manualRenderingMode: AVAudioEngineManualRenderingMode { manualRenderingState.mode ?? .offline }
@@ -63,7 +70,8 @@ extension AVAudioEngine {
     /// to the frames rendered. Throws when the engine is not in offline manual rendering mode,
     /// not running, or the request does not fit the buffer or the maximum frame count.
     public func renderOffline(_ numberOfFrames: AVAudioFrameCount, to buffer: AVAudioPCMBuffer) throws -> AVAudioEngineManualRenderingStatus {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let state = manualRenderingState
         guard state.mode == .offline, let format = state.format else {
             throw manualError(.invalidMode, "renderOffline: the engine is not in offline manual rendering mode")
@@ -80,10 +88,25 @@ extension AVAudioEngine {
             throw manualError(kAudio_ParamError, "renderOffline: the buffer's format \(buffer.format) differs from the manual rendering format \(format)")
         }
         let frames = Int(numberOfFrames)
+        // The cycle runs under the gate, not the lock (render blocks are client code). Entering
+        // the gate under the lock pins what was checked above: the mode, format and scratch
+        // memory change only while the gate is closed and idle.
+        switch gate.enter() {
+        case .closed:
+            throw manualError(.notRunning, "renderOffline: the engine is not running; call start() first")
+        case .busy:
+            return .cannotDoInCurrentContext   // another thread is inside a render call of this engine
+        case .admitted:
+            break
+        }
+        lock.unlock()
         let (status, source) = renderManualCycle(frames: frames)
         copyOutput(source, frames: frames, to: buffer.processingBufferPointer, format: format)
+        gate.leave()
         buffer.frameLength = numberOfFrames
+        // Completions and tap blocks run here, on the caller's thread, with no lock held.
         drainEventsAfterOfflineRender()
+        lock.lock()
         return status
     }
 
@@ -92,18 +115,58 @@ extension AVAudioEngine {
     /// the engine's own memory. Real-time safe in `.realtime` mode.
     public var manualRenderingBlock: AVAudioEngineManualRenderingBlock {
         return { [unowned self] frameCount, outBuffer, outError in
-            let state = self.manualRenderingState
-            guard let mode = state.mode, let format = state.format, self.isRunningUnlocked else {
+            // The gate, not the lock: a client's real-time thread must never block. While admitted,
+            // stop()/disableManualRenderingMode() wait for this call before touching anything it
+            // reads. Apple: `.error` with `notRunning` when the engine is not running;
+            // `.cannotDoInCurrentContext` when the engine cannot render now (here: another thread
+            // is inside a render call of this engine) — the client retries next cycle.
+            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
+            // Apple: "irrespective of the returned status code, on exit, the output buffer's
+            // mDataByteSize will indicate the number of PCM data bytes rendered" — none unless
+            // the call renders.
+            func renderedNothing() {
+                var b = 0
+                while b < list.count { list[b].mDataByteSize = 0; b += 1 }
+            }
+            switch self.gate.enter() {
+            case .closed:
+                renderedNothing()
                 outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
                 return .error
+            case .busy:
+                renderedNothing()
+                outError?.pointee = noErr
+                return .cannotDoInCurrentContext
+            case .admitted:
+                break
             }
-            guard frameCount <= state.maximumFrames else {
-                outError?.pointee = OSStatus(kAudioConverterErr_InvalidOutputSize)
+            let state = self.manualRenderingState
+            func fail(_ code: OSStatus) -> AVAudioEngineManualRenderingStatus {
+                self.gate.leave()
+                renderedNothing()
+                outError?.pointee = code
                 return .error
+            }
+            guard let mode = state.mode, let format = state.format, self.isRunningUnlocked else {
+                return fail(OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue))
+            }
+            guard frameCount <= state.maximumFrames else { return fail(OSStatus(kAudioConverterErr_InvalidOutputSize)) }
+            // The caller's buffers must be laid out as the manual rendering format says; checked
+            // before rendering, so a refused call does not advance the timeline.
+            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
+                return fail(OSStatus(kAudioConverterErr_FormatNotSupported))
+            }
+            // Engine memory can be lent only as one Float32 channel per buffer (see below); other
+            // formats must bring their own memory.
+            if type != .float32 || (format.isInterleaved && format.channelCount > 1) {
+                var b = 0
+                while b < list.count {
+                    if list[b].mData == nil { return fail(OSStatus(kAudio_ParamError)) }
+                    b += 1
+                }
             }
             let frames = Int(frameCount)
             let (status, source) = self.renderManualCycle(frames: frames)
-            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
             let bytesPerFrame = Int(format.streamDescription.pointee.mBytesPerFrame)
             // Buffers without memory borrow the engine's (Float32 planar formats). Index loops:
             // generic collection algorithms allocate coroutine frames in debug builds.
@@ -113,10 +176,6 @@ extension AVAudioEngine {
                     if list[i].mData == nil { list[i].mData = UnsafeMutableRawPointer(source.channels[i]) }
                     i += 1
                 }
-            }
-            guard let type = format.processingSampleType, list.count == (format.isInterleaved ? 1 : Int(format.channelCount)) else {
-                outError?.pointee = OSStatus(kAudioConverterErr_FormatNotSupported)
-                return .error
             }
             var b = 0
             while b < list.count { list[b].mDataByteSize = UInt32(frames * bytesPerFrame); b += 1 }
@@ -133,6 +192,7 @@ extension AVAudioEngine {
                     }
                 }
             }
+            self.gate.leave()
             if mode == .offline { self.drainEventsAfterOfflineRender() }
             outError?.pointee = noErr
             return status

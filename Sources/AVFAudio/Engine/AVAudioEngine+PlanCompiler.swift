@@ -10,6 +10,12 @@ extension AVAudioEngine {
     /// topological order, with a buffer per output bus and a rate domain per rate-changing input.
     func compilePlan() -> RenderPlan {
         let maximumFrames = maximumCycleFrames
+        // Client blocks (the input node's, source nodes') are never asked for more than one
+        // cycle's maximum, even upstream of a rate conversion.
+        for node in nodes.values {
+            if let input = node.renderer as? InputRenderer { input.maximumRequestFrames = maximumFrames }
+            if let source = node.renderer as? SourceRenderer { source.maximumRequestFrames = maximumFrames }
+        }
         var order: [AVAudioNode] = []
         var domainOf: [ObjectIdentifier: Int] = [:]
         var domains: [RenderPlan.Domain] = []

@@ -1,6 +1,8 @@
 // AVAudioEngine runtime: prepare/start/pause/stop/reset, the output device, render cycles.
 //
-// See RenderCore/RenderPlan.swift for the threading design.
+// See RenderCore/RenderPlan.swift for the plan exchange, and RenderCore/EventDispatcher.swift for
+// the locking design (which thread waits for which, and why nothing deadlocks): in short, the
+// engine's lock is never held while client code runs or while waiting for a thread that runs it.
 import Synchronization
 
 extension AVAudioEngine {
@@ -22,6 +24,7 @@ extension AVAudioEngine {
             exchange.publish(compilePlan())
             running = true
             if mode == .realtime { startDispatcher() }
+            gate.openGate()
             return
         }
         let device = try openDevice()
@@ -30,13 +33,18 @@ extension AVAudioEngine {
         prepared = true
         exchange.publish(compilePlan())
         startDispatcher()
+        running = true
+        gate.openGate()
         let channels = device.channelCount
         do {
             try device.start { [unowned self] output, frames, hostTime in
                 self.renderDeviceCycle(into: output, channels: channels, frames: frames, hostTime: hostTime)
             }
         } catch {
-            dispatcher?.stop()
+            running = false
+            gate.closeGate()
+            // (not joined: it may be running a handler that waits for this lock; it exits by itself)
+            dispatcher?.requestStop()
             dispatcher = nil
             // Apple: com.apple.coreaudio.avfaudio -10851 when the output unit cannot be set up
             // (evidence in Types/AVAudioErrors.swift).
@@ -44,7 +52,6 @@ extension AVAudioEngine {
                                 "AVAudioEngine could not start the output device \(device.name): \((error as NSError).localizedDescription)",
                                 userInfo: [NSUnderlyingErrorKey: error])
         }
-        running = true
     }
 
     /// The output device, opened on first use; it reports configuration changes to the engine.
@@ -66,8 +73,8 @@ extension AVAudioEngine {
     /// `.AVAudioEngineConfigurationChange` is posted with the engine as its object; the client
     /// reconnects what it needs and calls `start()` again.
     func outputDeviceConfigurationDidChange() {
+        haltRendering()
         lock.lock()
-        stopRendering()
         if manualMode == nil, let device {
             outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate,
                                                     channels: AVAudioChannelCount(device.channelCount))
@@ -98,39 +105,94 @@ extension AVAudioEngine {
 
     /// Implementation of `pause()` (the public method is in AVAudioEngine.swift).
     func pauseEngine() {
-        lock.lock(); defer { lock.unlock() }
-        stopRendering()
+        haltRendering()
     }
 
     /// Implementation of `stop()` (the public method is in AVAudioEngine.swift).
     func stopEngine() {
-        lock.lock(); defer { lock.unlock() }
-        stopRendering()
-        prepared = false
-        exchange.clear()
-        for node in nodes.values { (node as? AVAudioPlayerNode)?.engineDidStop() }
+        let stoppedHere = haltRendering { [self] in
+            prepared = false
+            exchange.clear()
+        }
+        guard stoppedHere else { return }
+        // Players complete what they hold (their handlers run on this thread, no lock held).
+        lock.lock()
+        let players = nodes.values.compactMap { $0 as? AVAudioPlayerNode }
+        lock.unlock()
+        for player in players { player.engineDidStop() }
     }
 
     /// Implementation of `reset()` (the public method is in AVAudioEngine.swift).
     func resetEngine() {
-        lock.lock(); defer { lock.unlock() }
-        for node in nodes.values { node.reset() }
+        lock.lock()
+        let all = Array(nodes.values)
+        lock.unlock()
+        for node in all { node.reset() }
     }
 
-    func stopRendering() {
-        guard running else { return }
-        device?.stop()
+    /// Stops rendering (pause and stop) without holding the lock while waiting:
+    ///
+    /// 1. under the lock: `running = false`, the render gate closed, the dispatcher taken;
+    /// 2. without it: wait for the render cycle in flight (not when called from it), stop the
+    ///    dispatcher (joined; only asked to stop when called from one of its handlers);
+    /// 3. under the lock again, if no `start()` came in between and no cycle is in flight: stop
+    ///    the device thread (it can no longer run client code) and run `finish`;
+    /// 4. without it: run the events left (completions, tap audio) on this thread.
+    ///
+    /// Returns whether step 3 ran (false: a concurrent start() won, or called from a render block).
+    @discardableResult
+    func haltRendering(finish: () -> Void = {}) -> Bool {
+        lock.lock()
         running = false
+        gate.closeGate()
+        let dispatcher = self.dispatcher
+        self.dispatcher = nil
+        lock.unlock()
+
+        let fromRenderThread = !gate.waitUntilIdle()
         dispatcher?.stop()
-        dispatcher = nil
-        events.drain()
+
+        lock.lock()
+        guard !running else { lock.unlock(); return false }
+        let idle = !gate.isBusy
+        if idle || fromRenderThread { device?.stop() }   // (from its own thread: does not wait)
+        guard idle else { lock.unlock(); return false }
+        finish()
         exchange.collectRetired()
+        let undelivered = events.takeUndelivered()
+        lock.unlock()
+
+        drainEvents()
+        events.run(undelivered)
+        return true
+    }
+
+    /// Control side: run the queued events, then release the retired plans they pointed into
+    /// (see `PlanExchange`). Does nothing when another thread is draining.
+    func drainEvents() {
+        let dead = exchange.takeGraveyard()
+        if events.drain() {
+            withExtendedLifetime(dead) {}
+        } else {
+            exchange.returnToGraveyard(dead)
+        }
     }
 
     func startDispatcher() {
-        let dispatcher = EventDispatcher(events: events)
+        let dispatcher = EventDispatcher { [weak self] in self?.drainEvents() }
         self.dispatcher = dispatcher
         dispatcher.start()
+    }
+
+    /// Takes the lock once no render cycle is in flight (or the caller is that cycle): for
+    /// changes to memory the render side reads (manual-rendering scratch, formats).
+    func lockWhenRenderIdle() {
+        lock.lock()
+        while gate.isBusy && !gate.isCurrentThreadRendering {
+            lock.unlock()
+            gate.waitUntilIdle()
+            lock.lock()
+        }
     }
 
     /// The latency from the output node to the listener, in seconds.
@@ -139,6 +201,12 @@ extension AVAudioEngine {
     // MARK: Rendering (render thread)
 
     func renderDeviceCycle(into output: UnsafePointer<UnsafeMutablePointer<Float>>, channels: Int, frames: Int, hostTime: UInt64) {
+        guard gate.enter() == .admitted else {
+            for c in 0..<channels { output[c].update(repeating: 0, count: frames) }
+            return
+        }
+        defer { gate.leave() }
+        events.retryUndelivered()
         let plan = exchange.planForCycle()
         let sampleTime = renderSampleTime
         renderSampleTime += Int64(frames)
@@ -154,8 +222,9 @@ extension AVAudioEngine {
     }
 
     /// Manual rendering: renders `frames` frames into a planar Float32 destination.
-    /// Returns (status, the source buffer) for the caller to convert.
+    /// Returns (status, the source buffer) for the caller to convert. The caller holds the gate.
     func renderManualCycle(frames: Int) -> (AVAudioEngineManualRenderingStatus, RenderBuffer?) {
+        events.retryUndelivered()
         let plan = exchange.planForCycle()
         let sampleTime = manualSampleTime.load(ordering: .relaxed)
         manualSampleTime.store(sampleTime + Int64(frames), ordering: .relaxed)
@@ -211,8 +280,10 @@ extension AVAudioEngine {
     var isPreparedOrRunning: Bool { prepared || running }
 
     func drainEventsAfterOfflineRender() {
-        events.drain()
+        lock.lock()
         exchange.collectRetired()
+        lock.unlock()
+        drainEvents()
     }
 
 }

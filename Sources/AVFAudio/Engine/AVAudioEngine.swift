@@ -28,6 +28,8 @@ open class AVAudioEngine: NSObject {
     var connections: [InputKey: Connection] = [:]
     let exchange = PlanExchange()
     let events = RenderEventQueue()
+    /// Admits one render cycle at a time while running (see RenderCore/RenderGate.swift).
+    let gate = RenderGate()
 
     struct InputKey: Hashable {
         let node: ObjectIdentifier
@@ -40,6 +42,9 @@ open class AVAudioEngine: NSObject {
         let destination: AVAudioNode
         let destinationBus: AVAudioNodeBus
         let format: AVAudioFormat
+        /// Made with format nil: the connection follows its source's format when that changes
+        /// (the input node's, when manual rendering formats are set).
+        var followsSource = false
     }
 
     // Running state.
@@ -71,7 +76,7 @@ open class AVAudioEngine: NSObject {
     deinit {
         device?.stop()
         dispatcher?.stop()
-        exchange.clear()
+        exchange.releaseAll()
         _manualChannelPointers.deallocate()
         manualSilence.pointee.deallocate()
         manualSilence.deallocate()
@@ -89,6 +94,7 @@ open class AVAudioEngine: NSObject {
         let node = AVAudioInputNode()
         _inputNode = node
         attachInternal(node)
+        inputNodeFormatDidChange()   // created while in manual rendering mode: the manual format
         return node
     }
     var _inputNode: AVAudioInputNode?
@@ -111,6 +117,12 @@ open class AVAudioEngine: NSObject {
         return Set(nodes.values)
     }
 
+    /// Render events (completions, tap notifications) that found the event queue full and were
+    /// deferred to a later cycle since the engine was created. None is ever lost; a growing count
+    /// means the dispatcher is starved (handlers too slow, or the machine overloaded). Also
+    /// reported once per occurrence on standard error. Not part of Apple's API.
+    public var _renderEventOverflowCount: Int { events.overflows.load(ordering: .relaxed) }
+
     /// Whether the engine is running.
     open var isRunning: Bool {
         lock.lock(); defer { lock.unlock() }
@@ -120,8 +132,14 @@ open class AVAudioEngine: NSObject {
     /// Kept for API compatibility; the null device has no hardware to power down.
     open var isAutoShutdownEnabled = false
 
-    /// Not supported yet: sequencing arrives with the MIDI issue. Always nil.
-    open var musicSequence: OpaquePointer? { nil }
+    /// The music sequence attached to the engine, if any (Apple: `open var musicSequence:
+    /// MusicSequence?`). Stored and returned as given; nothing plays it yet — sequencing (a
+    /// MusicSequence driving the engine's MIDI instruments) arrives with the MIDI issue.
+    open var musicSequence: MusicSequence? {
+        get { lock.lock(); defer { lock.unlock() }; return _musicSequence }
+        set { lock.lock(); _musicSequence = newValue; lock.unlock() }
+    }
+    private var _musicSequence: MusicSequence?
 
     // MARK: Attaching
 

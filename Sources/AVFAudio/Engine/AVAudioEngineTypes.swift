@@ -65,11 +65,7 @@ public typealias AVAudioSinkNodeReceiverBlock = (_ timestamp: UnsafePointer<Audi
                                                  _ frameCount: AVAudioFrameCount,
                                                  _ inputData: UnsafePointer<AudioBufferList>) -> OSStatus
 
-/// A MIDI event delivered to a MIDI tap (`connectMIDI(...block:)`): sample time, cable, length,
-/// bytes; returns noErr.
-public typealias AUEventSampleTime = Int64
-public typealias AUMIDIOutputEventBlock = (_ eventSampleTime: AUEventSampleTime, _ cable: UInt8, _ length: Int,
-                                           _ midiBytes: UnsafePointer<UInt8>) -> OSStatus
+// `AUEventSampleTime` and `AUMIDIOutputEventBlock` are AudioToolbox's (Sources/AudioToolbox).
 
 extension Notification.Name {
     /// Posted when the engine's I/O configuration changes (e.g. the output device's format);

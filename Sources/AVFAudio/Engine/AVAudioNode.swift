@@ -94,12 +94,17 @@ open class AVAudioNode: NSObject {
         precondition(tapFormat.sampleRate == busFormat.sampleRate,
                      "\(nodeName).installTap(onBus: \(bus)): the tap format \(tapFormat) must have the bus's sample rate (bus format \(busFormat))")
         precondition(bufferSize > 0, "\(nodeName).installTap(onBus: \(bus)): bufferSize must be positive")
+        // (under the engine's lock: the plan compiler reads `taps`, maybe on another thread)
+        let engine = _engine
+        engine?.lock.lock(); defer { engine?.lock.unlock() }
         taps[bus] = TapRenderer(node: self, bus: bus, bufferSize: Int(bufferSize), busChannels: Int(busFormat.channelCount), format: tapFormat, block: tapBlock)
         _engine?.graphDidChange()
     }
 
     /// Removes the tap on `bus`, if any.
     open func removeTap(onBus bus: AVAudioNodeBus) {
+        let engine = _engine
+        engine?.lock.lock(); defer { engine?.lock.unlock() }
         guard taps.removeValue(forKey: bus) != nil else { return }
         _engine?.graphDidChange()
     }

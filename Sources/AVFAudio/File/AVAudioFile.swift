@@ -31,7 +31,8 @@ open class AVAudioFile: NSObject {
     /// The format of the buffers you read and write.
     public let processingFormat: AVAudioFormat
 
-    private var reader: AudioFileReader?
+    /// The decode path for reading (shared with the player's file scheduling).
+    private var stream: FileDecodeStream?
     private var writer: AudioFileWriter?
     private let dataDescription: AudioDataDescription
     private let codec: FileSampleCodec
@@ -64,12 +65,13 @@ open class AVAudioFile: NSObject {
                                       "'\(path)' holds \(description), which cannot be read as \(format) PCM", path: path,
                                       failedCall: AVFAudioFailedCall.openFile)
         }
+        let stream = FileDecodeStream(reader: reader, processing: processing)
         self.url = fileURL
-        self.reader = reader
+        self.stream = stream
         self.fileFormat = fileFormat
         self.processingFormat = processing
         self.dataDescription = description
-        self.codec = FileSampleCodec(file: description, processing: processing)
+        self.codec = stream.codec
         super.init()
     }
 
@@ -124,7 +126,7 @@ open class AVAudioFile: NSObject {
 
     /// The number of sample frames in the file (for a file being written, the frames written so far).
     open var length: AVAudioFramePosition {
-        if let reader { return reader.frameCount }
+        if let stream { return stream.frameCount }
         if let writer { return AVAudioFramePosition(writer.framesWritten) }
         return 0
     }
@@ -145,7 +147,7 @@ open class AVAudioFile: NSObject {
     open func close() {
         guard _isOpen else { return }
         _isOpen = false
-        reader?.close()
+        stream?.close()
         try? writer?.close()
         codec.release()
     }
@@ -161,22 +163,16 @@ open class AVAudioFile: NSObject {
     /// Reads up to `frames` frames (at most the buffer's capacity) from `framePosition` into `buffer`.
     open func read(into buffer: AVAudioPCMBuffer, frameCount frames: AVAudioFrameCount) throws {
         guard _isOpen else { throw notOpen("read from") }
-        guard let reader else {
+        guard let stream else {
             throw AVAudioFile.nsError(code: kAudioFilePermissionsError, "'\(url.path)' was opened for writing; it cannot be read", path: url.path)
         }
         try checkFormat(of: buffer, "read into")
-        let wanted = min(AVAudioFramePosition(min(frames, buffer.frameCapacity)), max(0, reader.frameCount - position))
-        var done = 0
-        while done < Int(wanted) {
-            let chunk = min(Int(wanted) - done, codec.chunkFrames)
-            let got: Int
-            do {
-                got = try codec.decode(from: reader, frames: chunk, at: position + AVAudioFramePosition(done), into: buffer, offset: done)
-            } catch let error as AudioFileFormatError {
-                throw AVAudioFile.nsError(error, path: url.path, failedCall: AVFAudioFailedCall.readFile)
-            }
-            done += got
-            if got < chunk { break }
+        let wanted = min(AVAudioFramePosition(min(frames, buffer.frameCapacity)), max(0, stream.frameCount - position))
+        let done: Int
+        do {
+            done = try stream.read(frames: Int(wanted), at: position, into: buffer, offset: 0)
+        } catch let error as AudioFileFormatError {
+            throw AVAudioFile.nsError(error, path: url.path, failedCall: AVFAudioFailedCall.readFile)
         }
         buffer.frameLength = AVAudioFrameCount(done)
         position += AVAudioFramePosition(done)

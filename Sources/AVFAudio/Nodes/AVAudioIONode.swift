@@ -46,9 +46,14 @@ open class AVAudioOutputNode: AVAudioIONode {
 }
 
 /// The engine's input.
+///
+/// Its output format is the device's input format (the null device's: 48 kHz stereo) or, in
+/// manual rendering mode, the format given to `setManualRenderingInputPCMFormat(_:inputBlock:)`
+/// (until one is given, the manual rendering format). Connections made with format nil follow it
+/// whenever it changes, whatever the order of the calls (see `AVAudioEngine.inputNodeFormatDidChange`).
 open class AVAudioInputNode: AVAudioIONode, AVAudioMixing {
-    private var manualFormat: AVAudioFormat?
-    private var inputBlock: AVAudioIONodeInputBlock?
+    /// The format the manual rendering block supplies; forgotten when manual rendering ends.
+    private(set) var manualInputFormat: AVAudioFormat?
 
     init() {
         super.init(renderer: InputRenderer(), inputs: 1, outputs: 1)
@@ -57,87 +62,214 @@ open class AVAudioInputNode: AVAudioIONode, AVAudioMixing {
 
     /// Sets the format and the block that supply the input node's audio in manual rendering mode.
     /// Returns false when the format is not PCM. The block is called on the render thread with
-    /// the number of frames needed; it returns an AudioBufferList in `format`, or nil when it has
-    /// no data (the engine then renders silence and reports `.insufficientDataFromInputNode`).
+    /// the number of frames needed — never more than the engine's `manualRenderingMaximumFrameCount`
+    /// (a rate conversion downstream is fed in several calls) — and returns an AudioBufferList in
+    /// `format` holding that many frames, or nil when it has no data. As Apple documents, nil or
+    /// fewer frames "will not be used for rendering": the engine renders silence in their place
+    /// and the render call returns `.insufficientDataFromInputNode`.
+    ///
+    /// The node's output takes `format`'s rate and channels (as a standard format) while the
+    /// engine is in manual rendering mode; set before `enableManualRenderingMode`, it applies
+    /// from then on.
     @discardableResult
     open func setManualRenderingInputPCMFormat(_ format: AVAudioFormat, inputBlock block: @escaping AVAudioIONodeInputBlock) -> Bool {
         guard format.isPCM, format.processingSampleType != nil else { return false }
-        manualFormat = format
-        inputBlock = block
-        outputFormats[0] = AVAudioFormat(standardFormatWithSampleRate: format.sampleRate, channelLayoutOrCount: format)
+        guard let engine = _engine else {
+            manualInputFormat = format
+            (renderer as! InputRenderer).configure(format: format, block: block)
+            return true
+        }
+        engine.lock.lock(); defer { engine.lock.unlock() }
+        manualInputFormat = format
         (renderer as! InputRenderer).configure(format: format, block: block)
-        _engine?.graphDidChange()
+        engine.inputNodeFormatDidChange()
+        engine.graphDidChange()
         return true
+    }
+
+    /// Manual rendering ended: the block is invalidated, as Apple documents.
+    func forgetManualRenderingInput() {
+        manualInputFormat = nil
+        (renderer as! InputRenderer).configure(format: nil, block: nil)
     }
 
     override func defaultInputFormat(bus: AVAudioNodeBus) -> AVAudioFormat { outputFormats[0] }
 
+    /// On a device the output must be the device's format; in manual rendering it may have
+    /// another rate than the manual input format (the node converts), not another channel count.
     override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
-        format.hasSameRateAndChannels(as: outputFormats[0]) ? nil
-            : "the input node produces \(outputFormats[0]); connect with that format (or nil) and convert downstream"
+        guard let engine = _engine else { return nil }
+        let native = engine.inputNodeNativeFormat
+        if engine.isInManualRenderingMode {
+            return format.channelCount == native.channelCount ? nil
+                : "in manual rendering the input node converts the sample rate of its input format \(native), not its channel count; connect with \(native.channelCount) channel(s) and convert downstream"
+        }
+        return format.hasSameRateAndChannels(as: native) ? nil
+            : "the input node produces \(native) (the device's input format); connect with that format (or nil) and convert downstream"
     }
 }
 
 /// Pulls the manual-rendering input block (or renders silence).
+///
+/// The block is never asked for more than the engine's maximum frame count: a cycle needing more
+/// (a rate conversion downstream pulls an upper bound, the first cycle of a converter its whole
+/// filter span) calls it several times, copying each answer before the next call (Apple: the
+/// returned data stays valid "until the input block is called again"). An answer that is nil,
+/// has the wrong number of buffers, or holds fewer bytes than asked for is not used: the cycle's
+/// input is silence and the cycle reports insufficient input.
+///
+/// When the node's output has another rate than the block's format (an explicit connection format
+/// in manual rendering), the block's frames go through a streaming rate converter first; the
+/// converter persists across plans while the rates stay the same, so the stream stays continuous.
 final class InputRenderer: NodeRenderer {
     private struct Source {
         let format: AVAudioFormat
         let block: AVAudioIONodeInputBlock
     }
     private var source: Source?
+    /// The largest request the block may get: the engine's manual maximum frame count (set by
+    /// the plan compiler before each plan is built).
+    var maximumRequestFrames = 4096
+    private var rateConverter: MixerRateConverter?
 
     /// Control side; takes effect through the next plan (the plan compile happens after this).
-    func configure(format: AVAudioFormat, block: @escaping AVAudioIONodeInputBlock) {
-        source = Source(format: format, block: block)
+    func configure(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?) {
+        if let format, let block { source = Source(format: format, block: block) } else { source = nil }
     }
 
     final class State {
         let format: AVAudioFormat?
         let block: AVAudioIONodeInputBlock?
-        let pointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
-        init(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, channels: Int) {
+        let sampleType: ProcessingSampleType?
+        let channels: Int
+        let bufferCount: Int
+        /// Bytes per frame in each AudioBuffer the block returns.
+        let bytesPerFrame: Int
+        let maximumRequest: Int
+        let sourcePointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        let destinationPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        /// Rate conversion to the output's rate: the converter and its block-rate input.
+        let converter: MixerRateConverter?
+        let staging: RenderBuffer?
+        init(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, maximumRequest: Int,
+             converter: MixerRateConverter?, stagingCapacity: Int) {
             self.format = format
             self.block = block
-            pointers = .allocate(capacity: max(1, channels))
+            sampleType = format?.processingSampleType
+            channels = Int(format?.channelCount ?? 1)
+            bufferCount = format.map { $0.isInterleaved ? 1 : Int($0.channelCount) } ?? 1
+            bytesPerFrame = Int(format?.streamDescription.pointee.mBytesPerFrame ?? 4)
+            self.maximumRequest = max(1, maximumRequest)
+            sourcePointers = .allocate(capacity: max(1, channels))
+            destinationPointers = .allocate(capacity: max(1, channels))
+            self.converter = converter
+            let channels = self.channels
+            staging = converter.map { _ in RenderBuffer(channelCount: channels, capacity: max(1, stagingCapacity)) }
         }
-        deinit { pointers.deallocate() }
+        deinit {
+            sourcePointers.deallocate()
+            destinationPointers.deallocate()
+        }
     }
 
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
-        State(format: source?.format, block: source?.block, channels: Int(source?.format.channelCount ?? 1))
+        var converter: MixerRateConverter?
+        if let format = source?.format, format.sampleRate != outputFormats[0].sampleRate {
+            let channels = Int(format.channelCount)
+            if let existing = rateConverter, existing.matches(input: format, output: outputFormats[0], channels: channels) {
+                converter = existing
+            } else {
+                converter = MixerRateConverter(inputRate: format.sampleRate, outputRate: outputFormats[0].sampleRate,
+                                               channels: channels, maximumOutputFrames: maximumFrames)
+            }
+        }
+        rateConverter = converter
+        return State(format: source?.format, block: source?.block, maximumRequest: maximumRequestFrames, converter: converter,
+                     stagingCapacity: converter?.maximumInputFrames(forOutputFrames: maximumFrames) ?? 0)
     }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
         let output = outputs[0]
         let frames = cycle.frames
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), let format = state.format, let block = state.block else {
+        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), let block = state.block, let type = state.sampleType,
+              state.channels == output.channelCount else {
             output.clear(frames: frames)
             return
         }
-        guard let list = block(AVAudioFrameCount(frames)), let type = format.processingSampleType else {
-            output.clear(frames: frames)
-            cycle.inputWasInsufficient = true
-            return
-        }
-        let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: list))
-        let channels = min(Int(format.channelCount), output.channelCount)
-        let source: ProcessingBufferPointer
-        if format.isInterleaved {
-            guard let data = abl[0].mData else { output.clear(frames: frames); cycle.inputWasInsufficient = true; return }
-            source = .interleaved(data, channelCount: Int(format.channelCount), sampleType: type)
-        } else {
-            for c in 0..<min(abl.count, Int(format.channelCount)) {
-                guard let data = abl[c].mData else { output.clear(frames: frames); cycle.inputWasInsufficient = true; return }
-                state.pointers[c] = data
+        guard let converter = state.converter, let staging = state.staging else {
+            if !pull(block, frames: frames, into: output, state: state, type: type) {
+                output.clear(frames: frames)
+                cycle.inputWasInsufficient = true
+                return
             }
-            source = .deinterleaved(UnsafeBufferPointer(start: state.pointers, count: Int(format.channelCount)), sampleType: type)
+            output.frames = frames
+            output.isSilent = false
+            return
         }
-        let raw = UnsafeRawPointer(output.channels).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
-        if channels == Int(format.channelCount) {
-            SampleConversion.convert(frameCount: frames, from: source, to: .deinterleaved(UnsafeBufferPointer(start: raw, count: channels), sampleType: .float32))
+        // Feed the converter every cycle (silence when the block had nothing) so its stream stays continuous.
+        let needed = min(staging.capacity, converter.inputFramesNeeded(forOutputFrames: frames))
+        let ok = pull(block, frames: needed, into: staging, state: state, type: type)
+        if !ok { staging.clear(frames: needed) }
+        staging.frames = needed
+        let converted = converter.convert(staging, producing: frames)
+        output.restoreChannels()
+        var c = 0
+        while c < output.channelCount {
+            output.channels[c].update(from: converted[c], count: frames)
+            c += 1
         }
         output.frames = frames
         output.isSilent = false
+        if !ok {
+            output.clear(frames: frames)
+            cycle.inputWasInsufficient = true
+        }
+    }
+
+    /// Fills `frames` frames of `destination` from the block, in requests of at most the maximum.
+    /// Returns false when an answer cannot be used.
+    @inline(__always)
+    private func pull(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, state: State,
+                      type: ProcessingSampleType) -> Bool {
+        destination.restoreChannels()
+        var offset = 0
+        while offset < frames {
+            let request = min(state.maximumRequest, frames - offset)
+            guard pullOnce(block, frames: request, into: destination, at: offset, state: state, type: type) else { return false }
+            offset += request
+        }
+        return true
+    }
+
+    /// Calls the block for `frames` frames and converts its answer into `destination` at `offset`.
+    @inline(__always)
+    private func pullOnce(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, at offset: Int,
+                          state: State, type: ProcessingSampleType) -> Bool {
+        guard let list = block(AVAudioFrameCount(frames)) else { return false }
+        let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: list))
+        guard abl.count == state.bufferCount else { return false }
+        let bytes = frames * state.bytesPerFrame
+        var b = 0
+        while b < state.bufferCount {
+            guard let data = abl[b].mData, Int(abl[b].mDataByteSize) >= bytes else { return false }
+            state.sourcePointers[b] = data
+            b += 1
+        }
+        let source: ProcessingBufferPointer = state.bufferCount == 1 && state.channels > 1
+            ? .interleaved(state.sourcePointers[0], channelCount: state.channels, sampleType: type)
+            : .deinterleaved(UnsafeBufferPointer(start: state.sourcePointers, count: state.channels), sampleType: type)
+        var c = 0
+        while c < state.channels {
+            state.destinationPointers[c] = UnsafeMutableRawPointer(destination.channels[c] + offset)
+            c += 1
+        }
+        SampleConversion.convert(frameCount: frames, from: source,
+                                 to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.destinationPointers), count: state.channels), sampleType: .float32))
+        return true
+    }
+
+    override func resetState() {
+        rateConverter?.reset()
     }
 }
 

@@ -2,10 +2,25 @@
 // (set on the source nodes through AVAudioMixing), an output volume, channel up/down-mixing
 // between layouts, and sample-rate conversion per input.
 //
-// Pan law (stereo output): a balance law that keeps unity gain at centre — left gain
-// min(1, 1 − pan), right gain min(1, 1 + pan) — applied to mono inputs (copied to both sides)
-// and stereo inputs alike. Other channel counts go through ChannelMixPlan's downmix/upmix matrix
-// (ITU-R BS.775 coefficients) before the balance.
+// Pan law (stereo output). A mono input is panned with equal power: left gain cos θ, right gain
+// sin θ, θ = (pan + 1)·π/4, so at pan 0 each side gets 1/√2 (−3 dB) and the power stays constant
+// across the field. That rests on measurements of Apple's engine (iOS 18.2 simulator, a public
+// probe program printing rendered peaks): a mono player at amplitude 1.0 into the main mixer
+// renders 0.7071 on the stereo output, 0.5 renders 0.3536, and a mono 0.25 DC input through the
+// input node renders 0.1768 — the same 1/√2 whatever the source. Apple documents only the centre
+// value indirectly (kAudioFormatProperty_PanningMatrix: "for stereo formats, vector based panning
+// is equivalent to the equal-power panning mode"); the sin/cos curve between the centre and the
+// ends is the standard equal-power law consistent with those points, not a measured curve.
+// Stereo inputs keep unity at centre (L → L, R → R) and pan as a balance — left gain
+// min(1, 1 − pan), right gain min(1, 1 + pan) — for which no Apple measurement is public. Other
+// channel counts go through ChannelMixPlan's downmix/upmix matrix (ITU-R BS.775 coefficients)
+// before the balance.
+//
+// Ramps: a change of an input's volume or pan, or of the output volume, glides linearly to the
+// new gain over 10 ms of output frames (`GainRamp`), so it never zippers (clicks). The ramp is
+// counted in frames on the mixer's output timeline, not in cycles, so offline output does not
+// depend on chunk sizes. A value set before an input's first rendered cycle applies at once.
+// Apple does not document whether or how long AVAudioMixerNode ramps; 10 ms is our choice.
 import Synchronization
 import AudioKernels
 
@@ -56,26 +71,75 @@ open class AVAudioMixerNode: AVAudioNode, AVAudioMixing {
     func inputControl(_ bus: AVAudioNodeBus) -> MixerInputControl { inputControls[bus] }
 
     override func didSetInputFormat(_ format: AVAudioFormat?, bus: AVAudioNodeBus) {
-        // A new connection starts from its source's current mixing values.
-        if let engine = _engine, let c = engine.connection(into: self, bus: bus) {
-            let (volume, pan) = c.source.effectiveMixing(intoMixer: self, bus: bus)
-            inputControls[bus].set(volume: volume, pan: pan)
-        }
+        // A new connection starts from its mixing source's current values.
+        _engine?.updateMixerInput(self, bus: bus)
     }
 }
 
 extension AVAudioEngine {
+    /// The node whose AVAudioMixing settings apply to `mixer`'s input `bus`: the first node
+    /// upstream that conforms to AVAudioMixing, found through nodes that do not (effects, which
+    /// "cannot talk to their downstream mixer", AVAudioMixing.h) along their single input. Nil when
+    /// nothing is connected, or the path meets a node without inputs or with several.
+    func mixingSource(of mixer: AVAudioMixerNode, bus: AVAudioNodeBus) -> AVAudioNode? {
+        var node = connection(into: mixer, bus: bus)?.source
+        var steps = 0
+        while let current = node, !(current is AVAudioMixing) {
+            guard current.numberOfInputs == 1, steps < nodes.count else { return nil }
+            node = connection(into: current, bus: 0)?.source
+            steps += 1
+        }
+        return node
+    }
+
+    /// Sets `mixer` input `bus`'s volume and pan from its mixing source (unity and centre when it
+    /// has none).
+    func updateMixerInput(_ mixer: AVAudioMixerNode, bus: AVAudioNodeBus) {
+        lock.lock(); defer { lock.unlock() }
+        guard bus < mixer.numberOfInputs else { return }
+        let (volume, pan) = mixingSource(of: mixer, bus: bus)?.effectiveMixing(intoMixer: mixer, bus: bus) ?? (1, 0)
+        mixer.inputControl(bus).set(volume: volume, pan: pan)
+    }
+
     /// Copies a source node's effective volume/pan into every mixer input it feeds.
     func updateMixerInputs(fedBy source: AVAudioNode) {
         lock.lock(); defer { lock.unlock() }
-        for node in attachedNodes {
+        for node in nodes.values {
             guard let mixer = node as? AVAudioMixerNode else { continue }
-            for bus in 0..<mixer.numberOfInputs {
-                guard let c = connection(into: mixer, bus: bus), c.source === source else { continue }
-                let (volume, pan) = source.effectiveMixing(intoMixer: mixer, bus: bus)
-                mixer.inputControl(bus).set(volume: volume, pan: pan)
+            for bus in 0..<mixer.numberOfInputs where mixingSource(of: mixer, bus: bus) === source {
+                updateMixerInput(mixer, bus: bus)
             }
         }
+    }
+
+    /// After connections changed: every mixer input takes its (possibly new) mixing source's
+    /// values, and per-connection settings whose path from the source broke are forgotten
+    /// (AVAudioMixing.h: "not preserved upon disconnection").
+    func mixingPathsDidChange() {
+        var live = Set<MixingKey>()
+        for node in nodes.values {
+            guard let mixer = node as? AVAudioMixerNode else { continue }
+            for bus in 0..<mixer.numberOfInputs {
+                if let source = mixingSource(of: mixer, bus: bus) {
+                    live.insert(MixingKey(source: ObjectIdentifier(source), mixer: ObjectIdentifier(mixer), bus: bus))
+                }
+            }
+        }
+        for node in nodes.values where !node.mixingDestinations.isEmpty {
+            node.mixingDestinations = node.mixingDestinations.filter {
+                live.contains(MixingKey(source: ObjectIdentifier(node), mixer: $0.key.mixer, bus: $0.key.bus))
+            }
+        }
+        for node in nodes.values {
+            guard let mixer = node as? AVAudioMixerNode else { continue }
+            for bus in 0..<mixer.numberOfInputs { updateMixerInput(mixer, bus: bus) }
+        }
+    }
+
+    private struct MixingKey: Hashable {
+        let source: ObjectIdentifier
+        let mixer: ObjectIdentifier
+        let bus: AVAudioNodeBus
     }
 }
 
@@ -91,6 +155,52 @@ final class MixerInputControl {
 
     @inline(__always) var volume: Float { Float(bitPattern: volumeBits.load(ordering: .relaxed)) }
     @inline(__always) var pan: Float { Float(bitPattern: panBits.load(ordering: .relaxed)) }
+
+    // Render-thread state: the gains actually applied (left, right: stereo output; volume: others).
+    var leftRamp = GainRamp()
+    var rightRamp = GainRamp()
+    var volumeRamp = GainRamp()
+}
+
+/// A gain that glides to each new target over a fixed number of frames (render-thread state).
+/// The gain of a frame depends only on its position in the ramp, so rendering in chunks of any
+/// size gives the same samples.
+struct GainRamp {
+    private(set) var start: Float = 1
+    private(set) var target: Float = 1
+    /// Frames of the ramp already rendered; `length` once settled.
+    private var position = 0
+    private var length = 0
+    private var primed = false
+
+    /// Render thread, at the start of a cycle: aim at `newTarget` (a new ramp of `frames` frames
+    /// starts from the current gain when it changed; the first call jumps).
+    @inline(__always)
+    mutating func aim(at newTarget: Float, frames: Int) {
+        guard primed else {
+            start = newTarget; target = newTarget; length = frames; position = frames; primed = true
+            return
+        }
+        guard newTarget != target else { return }
+        start = gain(at: 0)
+        target = newTarget
+        length = max(1, frames)
+        position = 0
+    }
+
+    /// The gain `offset` frames into the current cycle.
+    @inline(__always)
+    func gain(at offset: Int) -> Float {
+        let p = position + offset
+        if p >= length { return target }
+        return start + (target - start) * (Float(p) / Float(length))
+    }
+
+    /// Whether the gain stays `target` for the whole cycle.
+    @inline(__always) var isSettled: Bool { position >= length }
+
+    @inline(__always)
+    mutating func advance(_ frames: Int) { position = min(length, position + frames) }
 }
 
 /// The mixer's render object.
@@ -131,8 +241,11 @@ final class MixerRenderer: NodeRenderer {
         let node: Unmanaged<AVAudioMixerNode>
         /// The mono and stereo inputs of a cycle, gathered for the summing kernel.
         let pending: UnsafeMutablePointer<StereoMixInput>
-        init(inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode) {
+        /// Ramp length: 10 ms of output frames.
+        let rampFrames: Int
+        init(inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode, sampleRate: Double) {
             self.inputs = inputs
+            rampFrames = max(1, Int((sampleRate * 0.01).rounded()))
             self.outputChannels = outputChannels
             self.node = .passUnretained(node)
             slotCount = inputs.count
@@ -157,6 +270,8 @@ final class MixerRenderer: NodeRenderer {
     }
 
     private let kernel = StereoMixKernel()
+    /// Render thread: the output volume actually applied.
+    private var outputRamp = GainRamp()
 
     /// Rate converters persist across plans while an input's formats stay the same.
     private var converters: [Int: MixerRateConverter] = [:]
@@ -189,7 +304,7 @@ final class MixerRenderer: NodeRenderer {
             if case .matrix = route { scratch = PlanarScratch(channels: outChannels, frames: maximumFrames) }
             inputs.append(InputState(control: node.inputControl(bus), route: route, scratch: scratch, rateConverter: converter))
         }
-        return State(inputs: inputs, outputChannels: outChannels, node: node)
+        return State(inputs: inputs, outputChannels: outChannels, node: node, sampleRate: output.sampleRate)
     }
 
     override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
@@ -231,7 +346,20 @@ final class MixerRenderer: NodeRenderer {
                 bus += 1
                 guard slot.route != 0, let control = slot.control,
                       let input = inputs.baseAddress.unsafelyUnwrapped[bus - 1].map(Unmanaged.passUnretained) else { continue }
-                let (volume, pan) = control._withUnsafeGuaranteedRef { ($0.volume, $0.pan) }
+                // Gains for this cycle: ramped towards the current volume/pan (see GainRamp).
+                let rampFrames = state.rampFrames
+                let mono = slot.route == 1
+                let (l, r, v) = control._withUnsafeGuaranteedRef { c -> (GainRamp, GainRamp, GainRamp) in
+                    let volume = c.volume, pan = c.pan
+                    // Mono inputs: equal power; stereo and others: balance (note at the top).
+                    c.leftRamp.aim(at: volume * (mono ? equalPowerGain(1 + pan) : min(1, 1 - pan)), frames: rampFrames)
+                    c.rightRamp.aim(at: volume * (mono ? equalPowerGain(1 - pan) : min(1, 1 + pan)), frames: rampFrames)
+                    c.volumeRamp.aim(at: volume, frames: rampFrames)
+                    let gains = (c.leftRamp, c.rightRamp, c.volumeRamp)
+                    c.leftRamp.advance(frames); c.rightRamp.advance(frames); c.volumeRamp.advance(frames)
+                    return gains
+                }
+                let settled = l.isSettled && r.isSettled && v.isSettled
                 // Bring the input to the output rate first (consumes input.frames, produces `frames`).
                 var source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
                 if let converter = slot.converter {
@@ -241,9 +369,18 @@ final class MixerRenderer: NodeRenderer {
                     if silent { continue }
                     source = channels
                 }
-                guard volume > 0 else { continue }
+                guard !settled || v.target > 0 else { continue }
                 anything = true
-                let left = volume * min(1, 1 - pan), right = volume * min(1, 1 + pan)
+                if !settled && slot.route != 3 {
+                    // Ramping (10 ms after a change): per-frame gains, outside the summing kernel.
+                    let right = slot.route == 1 ? source[0] : source[1]
+                    for i in 0..<frames {
+                        out[0][i] += source[0][i] * l.gain(at: i)
+                        out[1][i] += right[i] * r.gain(at: i)
+                    }
+                    continue
+                }
+                let volume = v.target, left = l.target, right = r.target
                 switch slot.route {
                 case 1:
                     state.pending[pendingCount] = StereoMixInput(left: source[0], right: source[0], gainLeft: left, gainRight: right)
@@ -252,14 +389,23 @@ final class MixerRenderer: NodeRenderer {
                     state.pending[pendingCount] = StereoMixInput(left: source[0], right: source[1], gainLeft: left, gainRight: right)
                     pendingCount += 1
                 default:
-                    mixThroughMatrix(state, bus: bus - 1, source: source, into: out, frames: frames, volume: volume, left: left, right: right)
+                    mixThroughMatrix(state, bus: bus - 1, source: source, into: out, frames: frames, volume: volume, left: left, right: right,
+                                     ramps: settled ? nil : (l, r, v))
                 }
             }
             if pendingCount > 0 {
                 kernel.mix(into: out[0], out[1], inputs: state.pending, count: pendingCount, frames: frames)
             }
             let outputVolume = Float(bitPattern: state.node._withUnsafeGuaranteedRef { $0.outputVolumeBits.load(ordering: .relaxed) })
-            if anything && outputVolume != 1 {
+            outputRamp.aim(at: outputVolume, frames: state.rampFrames)
+            let ramp = outputRamp
+            outputRamp.advance(frames)
+            if anything && !ramp.isSettled {
+                for c in 0..<output.channelCount {
+                    let p = out[c]
+                    for i in 0..<frames { p[i] *= ramp.gain(at: i) }
+                }
+            } else if anything && outputVolume != 1 {
                 for c in 0..<output.channelCount {
                     let p = out[c]
                     for i in 0..<frames { p[i] *= outputVolume }
@@ -272,9 +418,17 @@ final class MixerRenderer: NodeRenderer {
     /// Other layouts: the input goes through its channel matrix into scratch, then into the output.
     private func mixThroughMatrix(_ state: State, bus: Int, source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
                                   into out: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, frames: Int,
-                                  volume: Float, left: Float, right: Float) {
+                                  volume: Float, left: Float, right: Float, ramps: (GainRamp, GainRamp, GainRamp)?) {
         guard let st = state.inputs[bus], case .matrix(let matrix) = st.route, let scratch = st.scratch else { return }
         matrix.apply(frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch.channels))
+        if let (l, r, v) = ramps {
+            for c in 0..<state.outputChannels {
+                let ramp = state.outputChannels == 2 ? (c == 0 ? l : r) : v
+                let dst = out[c], src = scratch.channels[c]
+                for i in 0..<frames { dst[i] += src[i] * ramp.gain(at: i) }
+            }
+            return
+        }
         for c in 0..<state.outputChannels {
             let g = state.outputChannels == 2 ? (c == 0 ? left : right) : volume
             accumulate(out[c], scratch.channels[c], g, frames)
@@ -311,4 +465,12 @@ final class PlanarScratch {
         memory.deallocate()
         channels.deallocate()
     }
+}
+
+/// One side's equal-power gain, cos(x·π/4) for x = 1 ± pan in 0 … 2: written as cos of 1 ± pan
+/// (not cos θ and sin θ) so both sides are bit-identical at the centre, and exactly 0 at the
+/// far end (Float π/2 is a hair short of π/2, whose cosine would be 7.5e-8).
+@inline(__always)
+func equalPowerGain(_ x: Float) -> Float {
+    x >= 2 ? 0 : cos(x * (Float.pi / 4))
 }

@@ -8,61 +8,273 @@
 //         }
 //         return noErr
 //     }
+//
+// Formats (Apple's documentation of init(format:renderBlock:)): `format` is "the format of the PCM
+// audio data the block supplies"; the output bus takes the connection's format; the node converts
+// between them, "only ... linear PCM conversions with sample rate, bit depth, and interleaving" —
+// so the channel count stays the block's. The block's AudioBufferList is laid out as `format`
+// says: one buffer of interleaved frames, or one buffer per channel, of its sample type. Without a
+// format, the block renders in the connection's format (deinterleaved Float32 here).
+//
+// Design: in the engine's own format (deinterleaved Float32 at the connection's rate) the block
+// writes straight into the node's output buffer. Otherwise the plan gives the node a buffer in the
+// block's format (allocated when the plan is compiled) and the node converts after the block:
+// sample type and layout with SampleConversion, then — if the rates differ — through a streaming
+// rate converter that asks, each cycle, how many block frames it needs (at the block's rate, with
+// contiguous sample times). Either way the block is asked for at most the engine's maximum frame
+// count per call; a cycle needing more calls it several times. Nothing is allocated on the render
+// thread; the rate converter (and with it the block's timeline) persists across plans.
+import AudioKernels
+import Synchronization
 
 /// A node that produces audio from a render block.
 open class AVAudioSourceNode: AVAudioNode, AVAudioMixing {
-    /// Creates a source whose output format is the connection's (the block renders whatever
-    /// format its output bus is connected with; deinterleaved Float32 in this engine).
+    /// Creates a source whose block renders in the format its output bus is connected with.
     public init(renderBlock block: @escaping AVAudioSourceNodeRenderBlock) {
-        super.init(renderer: SourceRenderer(block: block), inputs: 0, outputs: 1)
+        super.init(renderer: SourceRenderer(block: block, format: nil), inputs: 0, outputs: 1)
     }
 
-    /// Creates a source that renders in `format` (deinterleaved Float32 is what the engine
-    /// hands the block; other formats are converted from it).
+    /// Creates a source whose block renders in `format` (any PCM common format, interleaved or
+    /// not); the node converts its sample type, layout and rate into the connection's format.
     public init(format: AVAudioFormat, renderBlock block: @escaping AVAudioSourceNodeRenderBlock) {
-        super.init(renderer: SourceRenderer(block: block), inputs: 0, outputs: 1)
+        precondition(format.isPCM && format.processingSampleType != nil,
+                     "AVAudioSourceNode(format:renderBlock:): \(format) is not a PCM common format")
+        super.init(renderer: SourceRenderer(block: block, format: format), inputs: 0, outputs: 1)
         outputFormats[0] = AVAudioFormat(standardFormatWithSampleRate: format.sampleRate, channelLayoutOrCount: format)
-        fixedFormat = true
+        blockFormat = format
     }
 
-    private var fixedFormat = false
+    /// The format given at init (nil: the block renders in the connection's format).
+    private var blockFormat: AVAudioFormat?
 
     override func willSetOutputFormat(_ format: AVAudioFormat, bus: AVAudioNodeBus) -> String? {
-        guard fixedFormat else { return nil }
-        let own = outputFormats[0]
-        return format.hasSameRateAndChannels(as: own) ? nil
-            : "the source node renders \(own) (the format it was created with)"
+        guard let blockFormat, format.channelCount != blockFormat.channelCount else { return nil }
+        return "the source node's block renders \(blockFormat.channelCount) channel(s) (\(blockFormat)); it converts sample rate, sample type and interleaving, not the channel count"
     }
 }
 
 final class SourceRenderer: NodeRenderer {
     let block: AVAudioSourceNodeRenderBlock
-    init(block: @escaping AVAudioSourceNodeRenderBlock) { self.block = block }
+    /// The block's format when given at init.
+    let fixedFormat: AVAudioFormat?
+    /// Persists across plans while the rates and channels stay the same; its `inputSampleTime`
+    /// (block frames consumed) is the block's timeline when the rates differ.
+    private var rateConverter: MixerRateConverter?
+    /// The most frames one block call may be asked for: the engine's maximum cycle (set by the
+    /// plan compiler). A cycle needing more — upstream of a rate conversion, whose first cycle pulls
+    /// its whole filter span — calls the block several times, with consecutive timestamps.
+    let maximumRequest = Atomic<Int>(4096)
+    var maximumRequestFrames: Int {
+        get { maximumRequest.load(ordering: .relaxed) }
+        set { maximumRequest.store(newValue, ordering: .relaxed) }
+    }
+
+    init(block: @escaping AVAudioSourceNodeRenderBlock, format: AVAudioFormat?) {
+        self.block = block
+        fixedFormat = format
+    }
+
+    /// What a plan needs to run the block in another format than the output's.
+    final class State {
+        let sampleType: ProcessingSampleType
+        let channels: Int
+        let interleaved: Bool
+        let bufferCount: Int
+        /// Bytes per frame in each of the block's buffers.
+        let bytesPerFrame: Int
+        let capacity: Int
+        let memory: UnsafeMutableRawPointer
+        let list: UnsafeMutableAudioBufferListPointer
+        let ownData: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        let readPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        let destinationPointers: UnsafeMutablePointer<UnsafeMutableRawPointer>
+        /// Float32 planar staging for the rate converter (nil when the rates match).
+        let staging: RenderBuffer?
+        let converter: MixerRateConverter?
+
+        init(format: AVAudioFormat, capacity: Int, converter: MixerRateConverter?) {
+            sampleType = format.processingSampleType!
+            channels = Int(format.channelCount)
+            interleaved = format.isInterleaved && channels > 1
+            bufferCount = interleaved ? 1 : channels
+            let bytesPerSample = Int(format.streamDescription.pointee.mBitsPerChannel) / 8
+            bytesPerFrame = bytesPerSample * (interleaved ? channels : 1)
+            let capacity = max(1, capacity)
+            self.capacity = capacity
+            let bytesPerBuffer = capacity * bytesPerFrame
+            memory = .allocate(byteCount: bufferCount * bytesPerBuffer, alignment: 16)
+            memory.initializeMemory(as: UInt8.self, repeating: 0, count: bufferCount * bytesPerBuffer)
+            list = AudioBufferList.allocate(maximumBuffers: bufferCount)
+            ownData = .allocate(capacity: bufferCount)
+            readPointers = .allocate(capacity: bufferCount)
+            destinationPointers = .allocate(capacity: max(1, channels))
+            for b in 0..<bufferCount {
+                ownData[b] = memory + b * bytesPerBuffer
+                readPointers[b] = ownData[b]
+            }
+            self.converter = converter
+            staging = converter.map { _ in RenderBuffer(channelCount: Int(format.channelCount), capacity: capacity) }
+        }
+
+        deinit {
+            memory.deallocate()
+            free(list.unsafeMutablePointer)
+            ownData.deallocate()
+            readPointers.deallocate()
+            destinationPointers.deallocate()
+        }
+
+        /// Points the list back at our memory, sized for `frames` frames.
+        @inline(__always)
+        func resetList(frames: Int) {
+            var b = 0
+            while b < bufferCount {
+                list[b] = AudioBuffer(mNumberChannels: UInt32(interleaved ? channels : 1), mDataByteSize: UInt32(frames * bytesPerFrame), mData: ownData[b])
+                b += 1
+            }
+        }
+    }
+
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+        let output = outputFormats[0]
+        let format = fixedFormat ?? output
+        let sameRate = format.sampleRate == output.sampleRate
+        if sameRate && format.commonFormat == .pcmFormatFloat32 && (!format.isInterleaved || format.channelCount == 1) {
+            rateConverter = nil
+            return nil   // the block writes into the output buffer
+        }
+        var converter: MixerRateConverter?
+        if !sameRate {
+            if let existing = rateConverter, existing.matches(input: format, output: output, channels: Int(format.channelCount)) {
+                converter = existing
+            } else {
+                converter = MixerRateConverter(inputRate: format.sampleRate, outputRate: output.sampleRate,
+                                               channels: Int(format.channelCount), maximumOutputFrames: maximumFrames)
+            }
+        }
+        rateConverter = converter
+        let capacity = converter?.maximumInputFrames(forOutputFrames: maximumFrames) ?? maximumFrames
+        return State(format: format, capacity: capacity, converter: converter)
+    }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
         let output = outputs[0]
         let frames = cycle.frames
-        output.resetBufferList(frames: frames)
-        var isSilence = ObjCBool(false)
-        var stamp = AudioTimeStamp()
-        stamp.mSampleTime = Double(cycle.sampleTime)
-        stamp.mHostTime = cycle.hostTime
-        stamp.mRateScalar = 1
-        stamp.mFlags = AVAudioTime.renderStampFlags
-        let status = block(&isSilence, &stamp, AVAudioFrameCount(frames), output.bufferList.unsafeMutablePointer)
-        // A block may point mData at its own memory: copy it into ours.
-        for c in 0..<output.channelCount {
-            if let data = output.bufferList[c].mData, data != UnsafeMutableRawPointer(output.channels[c]) {
-                output.channels[c].update(from: data.assumingMemoryBound(to: Float.self), count: frames)
+        output.restoreChannels()
+        guard let stateObject = state else {
+            renderInPlace(output, frames: frames, cycle: cycle)
+            return
+        }
+        let state = unsafeDowncast(stateObject, to: State.self)
+        let blockFrames = state.converter.map { min(state.capacity, $0.inputFramesNeeded(forOutputFrames: frames)) } ?? frames
+        let start = state.converter?.inputSampleTime ?? cycle.sampleTime
+        // The block's frames land in the converter's staging buffer, or straight in the output.
+        let destination = state.staging ?? output
+        destination.restoreChannels()
+        var failed = false
+        var silent = true
+        var offset = 0
+        while offset < blockFrames {
+            let n = min(maximumRequestFrames, state.capacity, blockFrames - offset)
+            state.resetList(frames: n)
+            var isSilence = ObjCBool(false)
+            var stamp = Self.stamp(sampleTime: start + Int64(offset), hostTime: cycle.hostTime)
+            guard block(&isSilence, &stamp, AVAudioFrameCount(n), state.list.unsafeMutablePointer) == noErr else {
+                failed = true
+                break
+            }
+            silent = silent && isSilence.boolValue
+            // The block may point mData at its own memory: read from wherever it left the samples.
+            var b = 0
+            while b < state.bufferCount {
+                state.readPointers[b] = state.list[b].mData ?? state.ownData[b]
+                b += 1
+            }
+            let source: ProcessingBufferPointer = state.interleaved
+                ? .interleaved(state.readPointers[0], channelCount: state.channels, sampleType: state.sampleType)
+                : .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.readPointers), count: state.channels), sampleType: state.sampleType)
+            var c = 0
+            while c < state.channels {
+                state.destinationPointers[c] = UnsafeMutableRawPointer(destination.channels[min(c, destination.channelCount - 1)] + offset)
+                c += 1
+            }
+            SampleConversion.convert(frameCount: n, from: source,
+                                     to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.destinationPointers), count: state.channels),
+                                                        sampleType: .float32))
+            offset += n
+        }
+        if let converter = state.converter, let staging = state.staging {
+            // Always feed the converter (its stream must stay continuous), silence on failure.
+            if failed { staging.clear(frames: blockFrames) }
+            staging.frames = blockFrames
+            let converted = converter.convert(staging, producing: frames)
+            var c = 0
+            while c < output.channelCount {
+                output.channels[c].update(from: converted[min(c, state.channels - 1)], count: frames)
+                c += 1
             }
         }
         output.frames = frames
-        if status != noErr || isSilence.boolValue {
-            if status != noErr { for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) } }
-            output.isSilent = true
+        if failed {
+            output.clear(frames: frames)
         } else {
-            output.isSilent = false
+            output.isSilent = silent
+        }
+    }
+
+    @inline(__always)
+    private static func stamp(sampleTime: Int64, hostTime: UInt64) -> AudioTimeStamp {
+        var stamp = AudioTimeStamp()
+        stamp.mSampleTime = Double(sampleTime)
+        stamp.mHostTime = hostTime
+        stamp.mRateScalar = 1
+        stamp.mFlags = AVAudioTime.renderStampFlags
+        return stamp
+    }
+
+    /// The engine's own format: the block writes into the output buffer's AudioBufferList, a
+    /// request of at most `maximumRequestFrames` at a time.
+    @inline(__always)
+    private func renderInPlace(_ output: RenderBuffer, frames: Int, cycle: RenderCycle) {
+        var failed = false
+        var silent = true
+        var offset = 0
+        while offset < frames {
+            let n = min(maximumRequestFrames, frames - offset)
+            let bytes = UInt32(n * MemoryLayout<Float>.size)
+            var c = 0
+            while c < output.channelCount {
+                output.bufferList[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: bytes, mData: UnsafeMutableRawPointer(output.channels[c] + offset))
+                c += 1
+            }
+            var isSilence = ObjCBool(false)
+            var stamp = Self.stamp(sampleTime: cycle.sampleTime + Int64(offset), hostTime: cycle.hostTime)
+            guard block(&isSilence, &stamp, AVAudioFrameCount(n), output.bufferList.unsafeMutablePointer) == noErr else {
+                failed = true
+                break
+            }
+            silent = silent && isSilence.boolValue
+            // A block may point mData at its own memory: copy it into ours.
+            c = 0
+            while c < output.channelCount {
+                let own = UnsafeMutableRawPointer(output.channels[c] + offset)
+                if let data = output.bufferList[c].mData, data != own {
+                    (output.channels[c] + offset).update(from: data.assumingMemoryBound(to: Float.self), count: n)
+                }
+                c += 1
+            }
+            offset += n
         }
         output.resetBufferList(frames: frames)
+        output.frames = frames
+        if failed {
+            output.clear(frames: frames)
+        } else {
+            output.isSilent = silent
+        }
+    }
+
+    override func resetState() {
+        rateConverter?.reset()
     }
 }

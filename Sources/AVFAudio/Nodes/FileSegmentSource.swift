@@ -1,5 +1,6 @@
 // Streams a segment of an audio file, converted to a player's output format, into a ring that
-// the render thread reads.
+// the render thread reads. The file is decoded through `FileDecodeStream`, the path
+// `AVAudioFile.read` takes (a stream of the source's own: AVAudioFile objects are not thread-safe).
 //
 // Who fills the ring: on scheduling, the control side fills the first second. After that, in
 // offline rendering the render thread (the caller of renderOffline, allowed to block) tops the
@@ -14,8 +15,7 @@ final class FileSegmentSource {
     /// Frames the segment produces at the output rate.
     let outputLength: Int
     private let channels: Int
-    private let reader: AudioFileReader
-    private let codec: FileSampleCodec
+    private let stream: FileDecodeStream
     private let decodeBuffer: AVAudioPCMBuffer
     private let fileChannels: Int
     private let mixed: PlanarFloatBuffer
@@ -38,14 +38,16 @@ final class FileSegmentSource {
     private let chunk = 4096
 
     init(file: AVAudioFile, start: Int64, frames: Int, outputFormat: AVAudioFormat) throws {
-        reader = try AudioFileReader(path: file.url.path)
-        let description = reader.description
+        // Deinterleaved Float32 at the file's rate and channel count: the ring's input.
+        stream = try FileDecodeStream(path: file.url.path) { description in
+            AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: description.sampleRate,
+                          channels: AVAudioChannelCount(description.channelCount), interleaved: false)!
+        }
+        let description = stream.description
         let fileChannels = description.channelCount
         self.fileChannels = fileChannels
         channels = Int(outputFormat.channelCount)
-        let decodeFormat = AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: description.sampleRate,
-                                         channels: AVAudioChannelCount(fileChannels), interleaved: false)!
-        codec = FileSampleCodec(file: description, processing: decodeFormat)
+        let decodeFormat = stream.processingFormat
         decodeBuffer = AVAudioPCMBuffer(pcmFormat: decodeFormat, frameCapacity: AVAudioFrameCount(chunk))!
         mixed = PlanarFloatBuffer(channels: channels, capacity: chunk)
         let fileFormat = file.processingFormat
@@ -71,7 +73,7 @@ final class FileSegmentSource {
 
     deinit {
         ring.deallocate()
-        reader.close()
+        stream.close()
     }
 
     var finishedProducing: Bool { written.load(ordering: .acquiring) >= outputLength }
@@ -94,7 +96,7 @@ final class FileSegmentSource {
         let remaining = outputLength - written.load(ordering: .relaxed)
         if inputRead < inputFrames {
             let n = min(chunk, inputFrames - inputRead)
-            let got = (try? codec.decode(from: reader, frames: n, at: start + Int64(inputRead), into: decodeBuffer, offset: 0)) ?? 0
+            let got = (try? stream.read(frames: n, at: start + Int64(inputRead), into: decodeBuffer, offset: 0)) ?? 0
             if got < n {
                 // Short file (truncated since scheduling): pad with silence.
                 for c in 0..<Int(decodeBuffer.format.channelCount) { (decodeBuffer.floatChannelData![c] + got).update(repeating: 0, count: n - got) }

@@ -1,4 +1,6 @@
-// Sample-rate conversion of one mixer input, pulled one render cycle at a time.
+// Sample-rate conversion of one mixer input, pulled one render cycle at a time. Also used where a
+// node converts its own audio: a source node whose block renders at another rate, the input node
+// converting its manual rendering block's rate into an explicit connection format.
 //
 // Each cycle the render plan asks how many input frames the converter needs for the mixer's
 // frames (`inputFramesNeeded`), renders exactly that many upstream, and the mixer converts them

@@ -1,5 +1,6 @@
 // The player's render object: a queue of scheduled items played on the player timeline.
 // See AVAudioPlayerNode.swift for the timeline and completion rules.
+import Foundation
 import Synchronization
 import AudioKernels
 
@@ -20,6 +21,10 @@ final class ScheduledItem: PendingCompletion {
     var position = 0
     var begun = false
     var stopLooping = false
+    /// Render-thread link: the next item in the player's queue, then in its played-back list.
+    var next: Unmanaged<ScheduledItem>?
+    /// For `.dataPlayedBack`: the node time at which the item's last frame reaches the listener.
+    var due: Int64 = 0
 
     init(content: Content, start: Int64?, options: AVAudioPlayerNodeBufferOptions,
          callbackType: AVAudioPlayerNodeCompletionCallbackType, handler: AVAudioPlayerNodeCompletionHandler?) {
@@ -61,6 +66,15 @@ final class ScheduledItem: PendingCompletion {
     }
 }
 
+// Memory per player is proportional to use. The scheduled items form an intrusive list (linked
+// through the items themselves, which the control side allocates when scheduling), so the
+// render side has no item capacity at all; the same goes for items waiting for `.dataPlayedBack`.
+// Commands (schedule, play, pause, stop) travel through a small many-producer queue (any thread
+// may schedule: a UI thread, completion handlers on the dispatcher, a render block) of 256 slots,
+// about 6 KB. Commands that do not fit wait, in order, in a control-side overflow list; when the
+// render thread has drained the queue and sees the overflow flag, it posts one `refillCommands`
+// event and the dispatcher (or `renderOffline`) moves the overflow into the queue. Nothing is
+// dropped and a flood of schedules from many threads costs only the items themselves.
 final class PlayerRenderer: NodeRenderer {
     enum Command {
         case schedule(Unmanaged<ScheduledItem>)
@@ -70,40 +84,43 @@ final class PlayerRenderer: NodeRenderer {
     }
 
     weak var node: AVAudioPlayerNode?
-    private let commands = SPSCQueue<Command>(capacity: 1 << 16)
+    static let commandCapacity = 256
+    private let commands = MPSCQueue<Command>(capacity: PlayerRenderer.commandCapacity)
     /// The same queue, for the render thread's emptiness check without a retain.
-    private let commandsRef: Unmanaged<SPSCQueue<Command>>
+    private let commandsRef: Unmanaged<MPSCQueue<Command>>
+    /// Control side: commands that did not fit, oldest first from `overflowStart`.
+    private let overflowLock = NSLock()
+    private var overflow: [Command] = []
+    private var overflowStart = 0
+    private let hasOverflow = Atomic<Bool>(false)
+    private let refillRequested = Atomic<Bool>(false)
 
     // Render-thread state (touched by the control side only while nothing renders).
-    private let itemCapacity = 1 << 16
-    private let items: UnsafeMutablePointer<Unmanaged<ScheduledItem>?>
-    private var itemHead = 0
+    private var itemHead: Unmanaged<ScheduledItem>?
+    private var itemTail: Unmanaged<ScheduledItem>?
     private var itemCount = 0
     private var playing = false
     private var pendingPlay: Int64?? = nil
     private var origin: Int64?
     private var pausedPlayerTime: Int64 = 0
-    /// Items waiting for `.dataPlayedBack` (node time when they reach the listener).
-    /// Raw storage (not an Array: reading an array property on the render thread retains its buffer).
-    private let playedBackCapacity = 4096
-    private let playedBack: UnsafeMutablePointer<(item: Unmanaged<ScheduledItem>, due: Int64)>
-    private var playedBackCount = 0
+    /// Items waiting for `.dataPlayedBack`, in order of their due time.
+    private var playedBackHead: Unmanaged<ScheduledItem>?
+    private var playedBackTail: Unmanaged<ScheduledItem>?
     private var latencyFrames: Int64 = 0
     /// Control-side view of the timeline origin (node time of player time 0).
     private let originAtomic = Atomic<Int64>(Int64.min)
 
     override init() {
         commandsRef = .passUnretained(commands)
-        items = .allocate(capacity: itemCapacity)
-        items.initialize(repeating: nil, count: itemCapacity)
-        playedBack = .allocate(capacity: playedBackCapacity)
         super.init()
     }
 
     deinit {
-        items.deinitialize(count: itemCapacity)
-        items.deallocate()
-        playedBack.deallocate()
+        // Items still queued (the engine went away while they were scheduled): release them.
+        while let item = itemHead { itemHead = item.takeUnretainedValue().next; item.release() }
+        while let item = playedBackHead { playedBackHead = item.takeUnretainedValue().next; item.release() }
+        while let command = commands.pop() { if case .schedule(let item) = command { item.release() } }
+        for command in overflow[overflowStart...] { if case .schedule(let item) = command { item.release() } }
     }
 
     var timelineOrigin: Int64? {
@@ -113,28 +130,27 @@ final class PlayerRenderer: NodeRenderer {
 
     // MARK: Control side
 
-    /// Sends a command: queued for the render thread while the engine renders; applied at once
-    /// (completing items on this thread) otherwise.
+    /// Sends a command: queued for the render thread while the engine renders (or a cycle is
+    /// still in flight); applied at once otherwise. Completion handlers this causes run on the
+    /// calling thread after every lock is released.
     func send(_ command: Command, engine: AVAudioEngine?) {
+        var pending: [Unmanaged<PendingCompletion>] = []
         if let engine {
             engine.lock.lock()
-            defer { engine.lock.unlock() }
-            if engine.isRunningUnlocked {
-                if !commands.push(command) {
-                    preconditionFailure("AVAudioPlayerNode: more than \(itemCapacity) commands queued before the engine rendered any")
-                }
+            if engine.isRunningUnlocked || engine.gate.isBusy {
+                enqueue(command)
+                engine.lock.unlock()
                 return
             }
-            // Not rendering: apply directly (after anything queued earlier, to keep the order).
-            var pending: [Unmanaged<PendingCompletion>] = []
+            // Not rendering (and, under the lock, no start can begin): apply directly, after
+            // anything queued earlier, to keep the order.
             applyQueued(completing: &pending)
-            apply(command, completing: &pending)
-            runNow(pending)
-            return
+            apply(command, events: nil, completing: &pending)
+            engine.lock.unlock()
+        } else {
+            apply(command, events: nil, completing: &pending)
         }
-        var pending: [Unmanaged<PendingCompletion>] = []
-        apply(command, completing: &pending)
-        runNow(pending)
+        for c in pending { c.takeRetainedValue().handler() }
     }
 
     /// The engine stopped: every item completes now.
@@ -142,31 +158,60 @@ final class PlayerRenderer: NodeRenderer {
         send(.stop, engine: engine)
     }
 
-    private func runNow(_ completions: [Unmanaged<PendingCompletion>]) {
-        for c in completions { c.takeRetainedValue().handler() }
+    /// Any thread: queue `command` for the render thread, or behind the overflow.
+    private func enqueue(_ command: Command) {
+        overflowLock.lock(); defer { overflowLock.unlock() }
+        moveOverflowLocked()
+        if overflowStart == overflow.count && commands.push(command) { return }
+        overflow.append(command)
+        hasOverflow.store(true, ordering: .releasing)
     }
 
+    /// Control side (the dispatcher, or `renderOffline`'s drain): the render thread made room.
+    func refillCommands() {
+        refillRequested.store(false, ordering: .releasing)
+        overflowLock.lock(); defer { overflowLock.unlock() }
+        moveOverflowLocked()
+    }
+
+    private func moveOverflowLocked() {
+        while overflowStart < overflow.count, commands.push(overflow[overflowStart]) { overflowStart += 1 }
+        if overflowStart == overflow.count {
+            overflow.removeAll(keepingCapacity: overflow.count <= 1024)
+            overflowStart = 0
+            hasOverflow.store(false, ordering: .releasing)
+        } else if overflowStart > 4096 && overflowStart * 2 > overflow.count {
+            overflow.removeFirst(overflowStart)
+            overflowStart = 0
+        }
+    }
+
+    /// Control side, nothing rendering: apply the queue and the overflow.
     private func applyQueued(completing pending: inout [Unmanaged<PendingCompletion>]) {
-        while let command = commands.pop() { apply(command, completing: &pending) }
+        overflowLock.lock(); defer { overflowLock.unlock() }
+        while true {
+            while let command = commands.pop() { apply(command, events: nil, completing: &pending) }
+            guard overflowStart < overflow.count else { break }
+            moveOverflowLocked()
+        }
     }
 
     // MARK: Command handling (render thread, or control side while not rendering)
 
-    private func apply(_ command: Command, completing pending: inout [Unmanaged<PendingCompletion>]) {
+    /// Applies `command`. Completions it causes go to `events` (render thread) or, when `events`
+    /// is nil (control side), to `pending`.
+    private func apply(_ command: Command, events: RenderEventQueue?, completing pending: inout [Unmanaged<PendingCompletion>]) {
         switch command {
         case .schedule(let unmanaged):
             let item = unmanaged.takeUnretainedValue()
             if item.options.contains(.interrupts) {
-                flushAll(completing: &pending)
-            } else if item.options.contains(.interruptsAtLoop), itemCount > 0 {
-                let current = items[itemHead]!.takeUnretainedValue()
-                current.stopLooping = true
+                flushAll(events: events, completing: &pending)
+            } else if item.options.contains(.interruptsAtLoop), let head = itemHead {
+                head._withUnsafeGuaranteedRef { $0.stopLooping = true }
             }
-            guard itemCount < itemCapacity else {
-                pending.append(Unmanaged.passUnretained(item as PendingCompletion))
-                return
-            }
-            items[(itemHead + itemCount) % itemCapacity] = unmanaged
+            item.next = nil
+            if let tail = itemTail { tail._withUnsafeGuaranteedRef { $0.next = unmanaged } } else { itemHead = unmanaged }
+            itemTail = unmanaged
             itemCount += 1
         case .play(let start):
             if !playing { pendingPlay = .some(start) }
@@ -177,13 +222,12 @@ final class PlayerRenderer: NodeRenderer {
             }
             pendingPlay = nil
         case .stop:
-            flushAll(completing: &pending)
-            var i = 0
-            while i < playedBackCount {
-                pending.append(Unmanaged.passUnretained(playedBack[i].item.takeUnretainedValue() as PendingCompletion))
-                i += 1
+            flushAll(events: events, completing: &pending)
+            while let item = playedBackHead {
+                playedBackHead = item._withUnsafeGuaranteedRef { $0.next }
+                complete(item, events: events, completing: &pending)
             }
-            playedBackCount = 0
+            playedBackTail = nil
             playing = false
             pendingPlay = nil
             origin = nil
@@ -192,16 +236,21 @@ final class PlayerRenderer: NodeRenderer {
         }
     }
 
+    @inline(__always)
+    private func complete(_ item: Unmanaged<ScheduledItem>, events: RenderEventQueue?, completing pending: inout [Unmanaged<PendingCompletion>]) {
+        let completion = Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque())
+        if let events { events.postCompletion(completion) } else { pending.append(completion) }
+    }
+
     private var lastNodeTime: Int64 = 0
 
-    private func flushAll(completing pending: inout [Unmanaged<PendingCompletion>]) {
-        while itemCount > 0 {
-            let item = items[itemHead]!
-            items[itemHead] = nil
-            itemHead = (itemHead + 1) % itemCapacity
+    private func flushAll(events: RenderEventQueue?, completing pending: inout [Unmanaged<PendingCompletion>]) {
+        while let item = itemHead {
+            itemHead = item._withUnsafeGuaranteedRef { $0.next }
             itemCount -= 1
-            pending.append(Unmanaged.passUnretained(item.takeUnretainedValue() as PendingCompletion))
+            complete(item, events: events, completing: &pending)
         }
+        itemTail = nil
     }
 
     // MARK: Rendering
@@ -220,7 +269,7 @@ final class PlayerRenderer: NodeRenderer {
         let events = cycle.events
         // Commands: completions they cause go to the event queue (no allocation: the array stays
         // empty unless a flush completes items, which reuses the reserved capacity).
-        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) { applyCommands(events: events) }
+        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) || hasOverflow.load(ordering: .relaxed) { applyCommands(events: events) }
         if let s = state { latencyFrames = unsafeDowncast(s, to: State.self).latencyFrames }
         Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
             renderItems(into: output, cycle: &cycle, events: events)
@@ -228,18 +277,12 @@ final class PlayerRenderer: NodeRenderer {
     }
 
     private func applyCommands(events: RenderEventQueue) {
-        while let command = commands.pop() {
-            switch command {
-            default:
-                // Swap the preallocated array out (an empty literal does not allocate), so
-                // appending never copies: no allocation on the render thread.
-                var pending: [Unmanaged<PendingCompletion>] = []
-                swap(&pending, &renderPending)
-                apply(command, completing: &pending)
-                var i = 0
-                while i < pending.count { events.post(.completion(pending[i])); i += 1 }
-                pending.removeAll(keepingCapacity: true)
-                swap(&pending, &renderPending)
+        var none: [Unmanaged<PendingCompletion>] = []   // (stays empty: completions go to `events`)
+        while let command = commands.pop() { apply(command, events: events, completing: &none) }
+        // Room again: ask the control side to move its overflow in (one request at a time).
+        if hasOverflow.load(ordering: .acquiring), !refillRequested.exchange(true, ordering: .acquiringAndReleasing) {
+            if !events.post(.refillCommands(Unmanaged.passUnretained(self))) {
+                refillRequested.store(false, ordering: .releasing)   // (retried next cycle)
             }
         }
     }
@@ -250,20 +293,11 @@ final class PlayerRenderer: NodeRenderer {
         let now = cycle.sampleTime
         lastNodeTime = now + Int64(frames)
 
-        // Played-back completions that are due.
-        if playedBackCount > 0 {
-            var kept = 0
-            var i = 0
-            while i < playedBackCount {
-                if playedBack[i].due <= now + Int64(frames) {
-                    events.post(.completion(Unmanaged.passUnretained(playedBack[i].item.takeUnretainedValue() as PendingCompletion)))
-                } else {
-                    playedBack[kept] = playedBack[i]
-                    kept += 1
-                }
-                i += 1
-            }
-            playedBackCount = kept
+        // Played-back completions that are due (the list is in due order).
+        while let item = playedBackHead, item._withUnsafeGuaranteedRef({ $0.due }) <= now + Int64(frames) {
+            playedBackHead = item._withUnsafeGuaranteedRef { $0.next }
+            if playedBackHead == nil { playedBackTail = nil }
+            events.postCompletion(Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque()))
         }
 
         if let start = pendingPlay {
@@ -283,8 +317,8 @@ final class PlayerRenderer: NodeRenderer {
         }
         var playerTime = now + Int64(offset) - origin
         // Zero copy — the whole cycle lies inside one Float32 deinterleaved item: lend its memory.
-        if offset == 0 && itemCount > 0 {
-            let lent = items[itemHead].unsafelyUnwrapped._withUnsafeGuaranteedRef { item -> Bool in
+        if offset == 0, let head = itemHead {
+            let lent = head._withUnsafeGuaranteedRef { item -> Bool in
                 guard item.begun, let src = item.floatChannels, item.position + frames < item.length else { return false }
                 for c in 0 ..< output.channelCount { output.channels[c] = src[c] + item.position }
                 item.position += frames
@@ -298,8 +332,8 @@ final class PlayerRenderer: NodeRenderer {
         }
         output.restoreChannels()
         var wrote = false
-        while offset < frames && itemCount > 0 {
-            unowned(unsafe) let item = items[itemHead]!.takeUnretainedValue()
+        while offset < frames, let head = itemHead {
+            unowned(unsafe) let item = head.takeUnretainedValue()
             if !item.begun {
                 if let start = item.start {
                     if start > playerTime {
@@ -337,22 +371,18 @@ final class PlayerRenderer: NodeRenderer {
         output.frames = frames
     }
 
-    private var renderPending: [Unmanaged<PendingCompletion>] = {
-        var a: [Unmanaged<PendingCompletion>] = []
-        a.reserveCapacity(1 << 16)
-        return a
-    }()
-
     private func finish(_ item: ScheduledItem, endNodeTime: Int64, events: RenderEventQueue) {
-        items[itemHead] = nil
-        itemHead = (itemHead + 1) % itemCapacity
+        let unmanaged = itemHead.unsafelyUnwrapped
+        itemHead = item.next
+        if itemHead == nil { itemTail = nil }
         itemCount -= 1
-        let completion = Unmanaged.passUnretained(item as PendingCompletion)
-        if item.callbackType == .dataPlayedBack && latencyFrames > 0 && playedBackCount < playedBackCapacity {
-            (playedBack + playedBackCount).initialize(to: (item: Unmanaged.passUnretained(item), due: endNodeTime + latencyFrames))
-            playedBackCount += 1
+        item.next = nil
+        if item.callbackType == .dataPlayedBack && latencyFrames > 0 {
+            item.due = endNodeTime + latencyFrames
+            if let tail = playedBackTail { tail._withUnsafeGuaranteedRef { $0.next = unmanaged } } else { playedBackHead = unmanaged }
+            playedBackTail = unmanaged
         } else {
-            events.post(.completion(completion))
+            events.postCompletion(Unmanaged<PendingCompletion>.fromOpaque(unmanaged.toOpaque()))
         }
     }
 

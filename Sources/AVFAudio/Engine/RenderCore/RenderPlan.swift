@@ -22,6 +22,7 @@
 // the frames it must produce (`inputFrames(forOutputFrames:bus:)`), and every node upstream of
 // that input renders that many frames. As on Apple platforms, split paths must stay in one rate
 // domain until they meet at a mixer.
+import Foundation
 import Synchronization
 
 final class RenderPlan {
@@ -159,44 +160,85 @@ final class RenderPlan {
 }
 
 /// Hands compiled plans to the render thread and takes retired ones back (see the design note).
+///
+/// Retired plans are not released at once: events the render thread queued while rendering a
+/// plan (tap notifications) point into it unretained. A retired plan goes to a graveyard, and
+/// the graveyard is emptied only by a thread that took it *before* draining the event queue to
+/// the end (`takeGraveyard` → drain → `bury`): every event of those plans was queued before they
+/// were retired, so the drain has run it.
 final class PlanExchange {
     private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
-    private let retired = SPSCQueue<Unmanaged<RenderPlan>>(capacity: 64)
-    /// Render-thread-owned.
+    private let retired = MPSCQueue<Unmanaged<RenderPlan>>(capacity: 64)
+    /// Render-thread-owned (touched by the control side only while the render gate is idle).
     private var current: Unmanaged<RenderPlan>?
+    private let graveyardLock = NSLock()
+    private var graveyard: [RenderPlan] = []
 
-    /// Control side: make `plan` the plan of the next cycle.
+    /// Control side (engine lock held): make `plan` the plan of the next cycle.
     func publish(_ plan: RenderPlan?) {
         collectRetired()
         let raw = plan.map { Unmanaged.passRetained($0).toOpaque() }
         if let stale = pending.exchange(raw, ordering: .acquiringAndReleasing) {
+            // Never rendered: nothing refers to it.
             Unmanaged<RenderPlan>.fromOpaque(stale).release()
         }
     }
 
-    /// Control side: release plans the render thread has let go of.
+    /// Control side (engine lock held): move plans the render thread has let go of to the graveyard.
     func collectRetired() {
-        while let plan = retired.pop() { plan.release() }
+        var plans: [RenderPlan] = []
+        while let plan = retired.pop() { plans.append(plan.takeRetainedValue()) }
+        guard !plans.isEmpty else { return }
+        graveyardLock.lock(); graveyard.append(contentsOf: plans); graveyardLock.unlock()
+    }
+
+    /// Control side, before draining the event queue: the retired plans whose events that drain
+    /// will run.
+    func takeGraveyard() -> [RenderPlan] {
+        graveyardLock.lock(); defer { graveyardLock.unlock() }
+        let plans = graveyard
+        graveyard = []
+        return plans
+    }
+
+    /// Control side: give back plans taken by `takeGraveyard` when the drain could not run.
+    func returnToGraveyard(_ plans: [RenderPlan]) {
+        guard !plans.isEmpty else { return }
+        graveyardLock.lock(); graveyard.append(contentsOf: plans); graveyardLock.unlock()
     }
 
     /// Render thread: the plan for this cycle (switching to a pending one at the boundary).
     @inline(__always)
     func planForCycle() -> RenderPlan? {
         if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
-            if let old = current { retired.push(old) }
+            if let old = current {
+                // The queue is drained at every publish and one plan retires per cycle, so it has
+                // room; if a stalled control side ever let it fill, keep the old plan alive
+                // (leaked, never freed under the render thread's feet).
+                _ = retired.push(old)
+            }
             current = Unmanaged<RenderPlan>.fromOpaque(raw)
         }
         return current?.takeUnretainedValue()
     }
 
-    /// Control side, with the render thread stopped: drop every plan.
+    /// Control side, engine lock held, render gate closed and idle: retire every plan (to the
+    /// graveyard: events may still point into the current one).
     func clear() {
         collectRetired()
         if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
             Unmanaged<RenderPlan>.fromOpaque(raw).release()
         }
-        current?.release()
-        current = nil
+        if let plan = current {
+            current = nil
+            graveyardLock.lock(); graveyard.append(plan.takeRetainedValue()); graveyardLock.unlock()
+        }
+    }
+
+    /// Engine deinit: release everything.
+    func releaseAll() {
+        clear()
+        _ = takeGraveyard()
     }
 
     /// Control side, render thread stopped: the plan in use (for reading its renderers).

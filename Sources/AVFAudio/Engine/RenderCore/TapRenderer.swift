@@ -89,8 +89,8 @@ final class TapRenderer {
         }
         written.store(w + Int64(n), ordering: .releasing)
         if Int(w + Int64(n) - read.load(ordering: .relaxed)) >= bufferSize, !signaled.load(ordering: .relaxed) {
-            signaled.store(true, ordering: .relaxed)
-            events.post(.tapDataAvailable(Unmanaged.passUnretained(self)))
+            // Marked only once queued: a full event queue (counted by `post`) is retried next cycle.
+            if events.post(.tapDataAvailable(Unmanaged.passUnretained(self))) { signaled.store(true, ordering: .relaxed) }
         }
     }
 

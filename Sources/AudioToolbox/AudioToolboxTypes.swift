@@ -2,12 +2,19 @@
 // parameter units and the constants that identify Apple's built-in units.
 
 public typealias OSType = UInt32
-public typealias AUValue = Float
-public typealias AUParameterAddress = UInt64
+// `AUValue`, `AUParameterAddress`: AUParameters.swift.
 public typealias AUAudioFrameCount = UInt32
 public typealias AudioUnitParameterID = UInt32
 public typealias AudioUnitScope = UInt32
 public typealias AudioUnitElement = UInt32
+
+/// A sample time on an audio unit's render timeline (AUAudioUnit.h).
+public typealias AUEventSampleTime = Int64
+
+/// A MIDI event delivered to a MIDI tap (`connectMIDI(...block:)`): sample time, cable, length,
+/// bytes; returns noErr.
+public typealias AUMIDIOutputEventBlock = (_ eventSampleTime: AUEventSampleTime, _ cable: UInt8, _ length: Int,
+                                           _ midiBytes: UnsafePointer<UInt8>) -> OSStatus
 
 /// Schedule a parameter change at the start of the next render cycle (plus an offset added to it).
 public let AUEventSampleTimeImmediate: AUEventSampleTime = AUEventSampleTime(bitPattern: 0xFFFF_FFFF_0000_0000)
@@ -34,25 +41,19 @@ public struct AudioComponentDescription: Equatable, Hashable, Sendable {
     }
 }
 
-/// The unit of a parameter's value.
-public enum AudioUnitParameterUnit: UInt32, Sendable {
-    case generic = 0, indexed, boolean, percent, seconds, sampleFrames, phase, rate, hertz, cents
-    case relativeSemiTones, midiNoteNumber, midiController, decibels, linearGain, degrees
-    case equalPowerCrossfade, mixerFaderCurve1, pan, meters, absoluteCents, octaves, BPM, beats
-    case milliseconds, ratio, customUnit, midi2Controller
-}
+// `AudioUnitParameterUnit` and `AudioUnitParameterOptions`: AudioUnitParameterOptions.swift.
 
-/// Parameter flags.
-public struct AudioUnitParameterOptions: OptionSet, Sendable {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public static let flag_CanRamp = AudioUnitParameterOptions(rawValue: 1 << 25)
-    public static let flag_IsHighResolution = AudioUnitParameterOptions(rawValue: 1 << 23)
-    public static let flag_IsReadable = AudioUnitParameterOptions(rawValue: 1 << 30)
-    public static let flag_IsWritable = AudioUnitParameterOptions(rawValue: 1 << 31)
-    public static let flag_DisplayLogarithmic = AudioUnitParameterOptions(rawValue: 1 << 22)
-    public static let flag_ExpertMode = AudioUnitParameterOptions(rawValue: 1 << 24)
-}
+// MARK: Scopes (AUComponent.h)
+
+/// The scope of a v2 audio unit's properties and parameters.
+public let kAudioUnitScope_Global: AudioUnitScope = 0
+public let kAudioUnitScope_Input: AudioUnitScope = 1
+public let kAudioUnitScope_Output: AudioUnitScope = 2
+public let kAudioUnitScope_Group: AudioUnitScope = 3
+public let kAudioUnitScope_Part: AudioUnitScope = 4
+public let kAudioUnitScope_Note: AudioUnitScope = 5
+public let kAudioUnitScope_Layer: AudioUnitScope = 6
+public let kAudioUnitScope_LayerItem: AudioUnitScope = 7
 
 // MARK: Component types, subtypes, manufacturer
 
