@@ -30,7 +30,8 @@
 // Latency: the filters' delays add up to 120 samples at 4×, exactly 30 frames; the dry signal is
 // delayed by the same 30 frames, so wet and dry stay aligned at any mix.
 //
-// Processing is in blocks of at most 64 frames; each stream (input, 2×, the two 4× phases, ...)
+// Processing is in blocks of at most 256 frames (the output does not depend on the block size:
+// every stage is a stream with its own history); each stream (input, 2×, the two 4× phases, ...)
 // lives in a linear history buffer (SlidingDelayLines), so every filter is a set of plain loops
 // over contiguous memory, which the compiler vectorizes; linear-phase filters take their taps in
 // symmetric pairs (one multiply per pair). Nothing is allocated after init.
@@ -64,7 +65,7 @@ public final class DistortionProcessor {
     public static let lowCut: UInt64 = 100
     public static let highCut: UInt64 = 101
 
-    public static let blockSize = 64
+    public static let blockSize = 256
     /// Frames by which the output lags the input (the oversampling filters' delay).
     public static let latency = 30
 
@@ -425,6 +426,10 @@ public final class DistortionProcessor {
             let delayed2 = uLine - up2Delay
             let m2 = 2 * n
             t = 0
+            if pm == 0 {
+                // polynomial mixed out (e.g. the default preset): the even phase stays as it is
+                while t < m2 { woLine[t] = delayed2[t]; t += 1 }
+            }
             while t < m2 {
                 let ve = weLine[t], vo = delayed2[t]
                 let pe = lin * ve + sq * ve * ve + cu * ve * ve * ve
@@ -517,8 +522,8 @@ public final class DistortionProcessor {
     }
 
     /// Colour filters: high-pass, then low-pass when it is on (Float64 direct form I, the
-    /// feedback term of the previous output added last so the recursion's critical path is one
-    /// multiply and one subtraction), two channels at a time so the recursions of a pair run
+    /// feedback term of the previous output subtracted last so the recursion's critical path is
+    /// one multiply and one subtraction), two channels at a time so the recursions of a pair run
     /// side by side. A high-pass at its lowest setting (10 Hz) is skipped unless the squared
     /// term puts DC into the signal.
     private func colour(channels: Int, n: Int) {
@@ -541,11 +546,14 @@ public final class DistortionProcessor {
                 let x = SIMD2(Double(x0[t]), Double(x1[t]))
                 // (+ tiny: a −600 dB constant keeps the recursions off subnormal numbers when the
                 // input falls silent — subnormal arithmetic is slow on many CPUs.)
-                let y = hp.b0 * x + hp.b1 * hx1 + hp.b2 * hx2 - hp.a2 * hy2 - hp.a1 * hy1 + tiny
+                // (The −600 dB constant joins the feed-forward sum, off the recursion's critical
+                // path, which is then one multiply and one subtraction per sample: the loop is
+                // bound by that latency.)
+                let y = hp.b0 * x + hp.b1 * hx1 + hp.b2 * hx2 + tiny - hp.a2 * hy2 - hp.a1 * hy1
                 hx2 = hx1; hx1 = x; hy2 = hy1; hy1 = y
                 var z = y
                 if both {
-                    z = lp.b0 * y + lp.b1 * lx1 + lp.b2 * lx2 - lp.a2 * ly2 - lp.a1 * ly1 + tiny
+                    z = lp.b0 * y + lp.b1 * lx1 + lp.b2 * lx2 + tiny - lp.a2 * ly2 - lp.a1 * ly1
                     lx2 = lx1; lx1 = y; ly2 = ly1; ly1 = z
                 }
                 x0[t] = Float(z.x)
