@@ -24,45 +24,25 @@ import AVFoundation
         return (engine, player)
     }
 
-    /// Renders 256-frame chunks on a thread of its own (not the cooperative pool, which the rest
-    /// of the suite may keep busy) until `finished` is set and at least `minimum` frames are out.
-    /// Watchdog: after 60 s it stops the player and renders once more, which delivers any pending
-    /// completion, so an awaiting test fails instead of hanging.
-    final class Renderer: @unchecked Sendable {
-        private let lock = NSLock()
-        private var _samples: [Float] = []
-        private var _timedOut = false
-        let done = DispatchSemaphore(value: 0)
-        var samples: [Float] { lock.lock(); defer { lock.unlock() }; return _samples }
-        var timedOut: Bool { lock.lock(); defer { lock.unlock() }; return _timedOut }
-
-        init(_ engine: AVAudioEngine, _ player: AVAudioPlayerNode, until finished: Finished, atLeast minimum: Int = 0) {
-            let thread = Thread { [self] in
-                let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 256)!
-                let deadline = Date().addingTimeInterval(60)
-                while !(finished.value && self.samples.count >= minimum) {
-                    if Date() > deadline {
-                        self.lock.lock(); self._timedOut = true; self.lock.unlock()
-                        player.stop()
-                        _ = try? engine.renderOffline(256, to: out)
-                        break
-                    }
-                    guard (try? engine.renderOffline(256, to: out)) != nil else { break }
-                    let chunk = (0..<256).map { out.floatChannelData![0][$0] }
-                    self.lock.lock(); self._samples += chunk; self.lock.unlock()
-                    usleep(100)
-                }
-                self.done.signal()
-            }
-            thread.start()
+    /// Renders 256-frame chunks until `finished` (watchdog: 4000 chunks), returning the rendered
+    /// samples. Yields between chunks so the awaiting task can start and resume. The watchdog
+    /// counts chunks, not seconds: while the whole suite runs, Swift Testing's cooperative pool
+    /// (one thread per core) is shared by every test, and a resumed task can wait behind many
+    /// others; a wall-clock limit then fails a correct test. The awaiting task's resumption is
+    /// queued when the completion runs (inside renderOffline), before this loop's next turn, so a
+    /// call that returns does so within a few chunks whatever the load.
+    func render(_ engine: AVAudioEngine, until finished: Finished, atLeast minimum: Int = 0) async throws -> [Float] {
+        let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 256)!
+        var samples: [Float] = []
+        var chunks = 0
+        while !(finished.value && samples.count >= minimum) {
+            try #require(chunks < 4000, "the awaited call never returned")
+            try await Task.sleep(nanoseconds: 200_000)
+            _ = try engine.renderOffline(256, to: out)
+            samples += (0..<256).map { out.floatChannelData![0][$0] }
+            chunks += 1
         }
-
-        /// Waits (off the cooperative pool) for the rendering thread to finish.
-        func finish() async {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async { self.done.wait(); c.resume() }
-            }
-        }
+        return samples
     }
 
     /// The rendered samples contain `signal` once, contiguous, after leading silence.
@@ -84,33 +64,36 @@ import AVFoundation
         let (engine, player) = try rig()
         let signal = Offline.ramp(1000, scale: 0.5)
         let finished = Finished()
-        let renderer = Renderer(engine, player, until: finished, atLeast: 2048)
-        await player.scheduleBuffer(Offline.buffer([signal]))
-        finished.set()
-        await renderer.finish()
-        #expect(!renderer.timedOut)
-        expectContains(renderer.samples, signal)
+        let task = Task {
+            await player.scheduleBuffer(Offline.buffer([signal]))
+            finished.set()
+        }
+        let samples = try await render(engine, until: finished, atLeast: 2048)
+        await task.value
+        expectContains(samples, signal)
     }
 
     @Test func scheduleBufferWithCallbackTypeReturnsTheType() async throws {
         let (engine, player) = try rig()
         let signal = Offline.ramp(700)
         let finished = Finished()
-        let renderer = Renderer(engine, player, until: finished, atLeast: 1024)
-        let type = await player.scheduleBuffer(Offline.buffer([signal]), at: nil, options: [], completionCallbackType: .dataRendered)
-        finished.set()
-        await renderer.finish()
-        #expect(!renderer.timedOut)
-        #expect(type == .dataRendered)
-        expectContains(renderer.samples, signal)
+        let task = Task { () -> AVAudioPlayerNodeCompletionCallbackType in
+            let type = await player.scheduleBuffer(Offline.buffer([signal]), at: nil, options: [], completionCallbackType: .dataRendered)
+            finished.set()
+            return type
+        }
+        let samples = try await render(engine, until: finished, atLeast: 1024)
+        #expect(await task.value == .dataRendered)
+        expectContains(samples, signal)
 
         let second = Finished()
-        let renderer2 = Renderer(engine, player, until: second)
-        let type2 = await player.scheduleBuffer(Offline.buffer([signal]), completionCallbackType: .dataConsumed)
-        second.set()
-        await renderer2.finish()
-        #expect(!renderer2.timedOut)
-        #expect(type2 == .dataConsumed)
+        let task2 = Task { () -> AVAudioPlayerNodeCompletionCallbackType in
+            let type = await player.scheduleBuffer(Offline.buffer([signal]), completionCallbackType: .dataConsumed)
+            second.set()
+            return type
+        }
+        _ = try await render(engine, until: second)
+        #expect(await task2.value == .dataConsumed)
     }
 
     @Test func scheduleFileAndSegmentReturnOnceConsumed() async throws {
@@ -126,59 +109,63 @@ import AVFoundation
         let (engine, player) = try rig()
         let file = try AVAudioFile(forReading: url)
         let finished = Finished()
-        let renderer = Renderer(engine, player, until: finished, atLeast: 2048)
-        await player.scheduleFile(file, at: nil)
-        finished.set()
-        await renderer.finish()
-        #expect(!renderer.timedOut)
-        expectContains(renderer.samples, signal)
+        let task = Task {
+            await player.scheduleFile(file, at: nil)
+            finished.set()
+        }
+        let samples = try await render(engine, until: finished, atLeast: 2048)
+        await task.value
+        expectContains(samples, signal)
 
         let segment = Finished()
-        let renderer2 = Renderer(engine, player, until: segment, atLeast: 1024)
-        let type = await player.scheduleSegment(file, startingFrame: 100, frameCount: 200, at: nil, completionCallbackType: .dataRendered)
-        segment.set()
-        await renderer2.finish()
-        #expect(!renderer2.timedOut)
-        #expect(type == .dataRendered)
-        expectContains(renderer2.samples, Array(signal[100 ..< 300]))
+        let task2 = Task { () -> AVAudioPlayerNodeCompletionCallbackType in
+            let type = await player.scheduleSegment(file, startingFrame: 100, frameCount: 200, at: nil, completionCallbackType: .dataRendered)
+            segment.set()
+            return type
+        }
+        let segmentSamples = try await render(engine, until: segment, atLeast: 1024)
+        #expect(await task2.value == .dataRendered)
+        expectContains(segmentSamples, Array(signal[100 ..< 300]))
 
         let whole = Finished()
-        let renderer3 = Renderer(engine, player, until: whole)
-        let type3 = await player.scheduleFile(file, at: nil, completionCallbackType: .dataConsumed)
-        whole.set()
-        await renderer3.finish()
-        #expect(!renderer3.timedOut)
-        #expect(type3 == .dataConsumed)
+        let task3 = Task { () -> AVAudioPlayerNodeCompletionCallbackType in
+            let type = await player.scheduleFile(file, at: nil, completionCallbackType: .dataConsumed)
+            whole.set()
+            return type
+        }
+        _ = try await render(engine, until: whole)
+        #expect(await task3.value == .dataConsumed)
 
         let plain = Finished()
-        let renderer4 = Renderer(engine, player, until: plain)
-        await player.scheduleSegment(file, startingFrame: 0, frameCount: 50, at: nil)
-        plain.set()
-        await renderer4.finish()
-        #expect(!renderer4.timedOut)
+        let task4 = Task {
+            await player.scheduleSegment(file, startingFrame: 0, frameCount: 50, at: nil)
+            plain.set()
+        }
+        _ = try await render(engine, until: plain)
+        await task4.value
     }
 
     /// A looping buffer is never consumed: the await returns when the player stops, as the
     /// completion handler does on Apple platforms.
     @Test func loopingBufferReturnsWhenThePlayerStops() async throws {
         let (engine, player) = try rig()
-        // The renderer runs until the await has returned; a helper thread stops the player once 20
-        // chunks are out (offline, the player learns of stop() at the next render cycle, which
-        // delivers the handler). The renderer's watchdog stops the player after 60 s otherwise.
         let finished = Finished()
-        let renderer = Renderer(engine, player, until: finished, atLeast: 20 * 256)
-        let early = Finished()
-        let stopper = Thread {
-            while renderer.samples.count < 20 * 256 { usleep(1000) }
-            if finished.value { early.set() }
-            player.stop()
+        let task = Task {
+            await player.scheduleBuffer(Offline.buffer([Offline.ramp(300)]), at: nil, options: .loops)
+            finished.set()
         }
-        stopper.start()
-        await player.scheduleBuffer(Offline.buffer([Offline.ramp(300)]), at: nil, options: .loops)
-        finished.set()
-        await renderer.finish()
-        #expect(!early.value, "the looping buffer's await returned before stop()")
-        #expect(!renderer.timedOut)
+        let out = AVAudioPCMBuffer(pcmFormat: engine.manualRenderingFormat, frameCapacity: 256)!
+        for _ in 0..<20 {
+            try await Task.sleep(nanoseconds: 200_000)
+            _ = try engine.renderOffline(256, to: out)
+        }
+        #expect(!finished.value)
+        player.stop()
+        // Offline, the player learns of stop() at the next render cycle, which delivers the
+        // handlers (the task is awaited only after that, so a missing delivery fails the
+        // watchdog instead of hanging).
+        _ = try await render(engine, until: finished)
+        await task.value
     }
 
     /// Outside `await`, the completion-handler form is chosen and returns at once.
