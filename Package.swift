@@ -38,8 +38,11 @@ let package = Package(
         .target(name: "CResamplerKernels"),
         // The mixer's summing loop in C: AVX2 + FMA variant chosen at runtime, software prefetch.
         .target(name: "CMixKernels"),
+        // The distortion's oversampling FIRs and soft clip in C: AVX2 variant chosen at runtime,
+        // bit-identical to the portable one (no contraction). No Apple names; no allocation.
+        .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
-        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels"], swiftSettings: optimize),
+        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...

@@ -13,14 +13,8 @@
 import Synchronization
 import AudioKernels
 
-/// Apple's parameter IDs of the time-pitch unit (AudioUnitParameters.h).
-public let kNewTimePitchParam_Rate: AudioUnitParameterID = 0
-public let kNewTimePitchParam_Pitch: AudioUnitParameterID = 1
-public let kNewTimePitchParam_Overlap: AudioUnitParameterID = 4
-public let kNewTimePitchParam_Smoothness: AudioUnitParameterID = kNewTimePitchParam_Overlap
-public let kNewTimePitchParam_EnablePeakLocking: AudioUnitParameterID = 6
-public let kNewTimePitchParam_EnableSpectralCoherence: AudioUnitParameterID = kNewTimePitchParam_EnablePeakLocking
-public let kNewTimePitchParam_EnableTransientPreservation: AudioUnitParameterID = 7
+// Apple's parameter IDs of this unit (`kNewTimePitchParam_*`) are AudioToolbox's
+// (Sources/AudioToolbox/AudioUnitParameters.swift).
 
 /// A time effect that changes the playback rate and the pitch independently.
 open class AVAudioUnitTimePitch: AVAudioUnitTimeEffect {

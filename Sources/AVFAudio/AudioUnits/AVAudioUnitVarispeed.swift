@@ -15,9 +15,8 @@
 import Synchronization
 import AudioKernels
 
-/// Apple's parameter IDs of the varispeed unit (AudioUnitParameters.h).
-public let kVarispeedParam_PlaybackRate: AudioUnitParameterID = 0
-public let kVarispeedParam_PlaybackCents: AudioUnitParameterID = 1
+// Apple's parameter IDs of this unit (`kVarispeedParam_*`) are AudioToolbox's
+// (Sources/AudioToolbox/AudioUnitParameters.swift).
 
 /// A time effect that changes the playback rate, and with it the pitch.
 open class AVAudioUnitVarispeed: AVAudioUnitTimeEffect {

@@ -120,24 +120,30 @@ extension AVAudioEngine {
             // reads. Apple: `.error` with `notRunning` when the engine is not running;
             // `.cannotDoInCurrentContext` when the engine cannot render now (here: another thread
             // is inside a render call of this engine) — the client retries next cycle.
+            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
+            // Apple: "irrespective of the returned status code, on exit, the output buffer's
+            // mDataByteSize will indicate the number of PCM data bytes rendered" — none unless
+            // the call renders.
+            func renderedNothing() {
+                var b = 0
+                while b < list.count { list[b].mDataByteSize = 0; b += 1 }
+            }
             switch self.gate.enter() {
             case .closed:
+                renderedNothing()
                 outError?.pointee = OSStatus(AVAudioEngineManualRenderingError.notRunning.rawValue)
                 return .error
             case .busy:
+                renderedNothing()
                 outError?.pointee = noErr
                 return .cannotDoInCurrentContext
             case .admitted:
                 break
             }
             let state = self.manualRenderingState
-            let list = UnsafeMutableAudioBufferListPointer(outBuffer)
-            // Apple: "irrespective of the returned status code, on exit, the output buffer's
-            // mDataByteSize will indicate the number of PCM data bytes rendered" — none on error.
             func fail(_ code: OSStatus) -> AVAudioEngineManualRenderingStatus {
                 self.gate.leave()
-                var b = 0
-                while b < list.count { list[b].mDataByteSize = 0; b += 1 }
+                renderedNothing()
                 outError?.pointee = code
                 return .error
             }
