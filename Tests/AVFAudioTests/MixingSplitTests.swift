@@ -12,9 +12,7 @@ import AVFoundation
 @Suite struct MixingSplitTests {
     /// The slides' graph: player → [mixer bus 0, effect] and effect → mixer bus 1; mixer → main
     /// mixer. The player loops a constant 0.5 (mono), the effect is bypassed (passes its input
-    /// exactly), so each output channel is the sum of the two paths' gains × 0.5, a path's gain
-    /// being its volume × the mono pan law (1/√2 at the centre, 1 and 0 at the ends:
-    /// `Offline.monoPan`, Apple's equal-power law for mono inputs).
+    /// exactly), so each output channel is the sum of the two paths' gains × 0.5.
     final class Rig {
         let engine = AVAudioEngine()
         let player = AVAudioPlayerNode()
@@ -53,9 +51,17 @@ import AVFoundation
     @Test func theSlidesSequence() throws {
         let rig = try Rig()
         let (player, mixer, engine) = (rig.player, rig.mixer, rig.engine)
+<<<<<<< HEAD
         let c = Offline.centre
         var level = try rig.level()
         #expect(Self.near(level, 2 * 0.5 * c, 2 * 0.5 * c), "both paths at unity volume, centred: \(level)")
+=======
+        // A mono input at pan 0 reaches each side of a stereo mixer at 1/√2 (the equal-power law
+        // measured on Apple's engine: see AVAudioMixerNode.swift); at pan ±1 it reaches one side at 1.
+        let c = Float(0.5).squareRoot()
+        var level = try rig.level()
+        #expect(Self.near(level, 2 * 0.5 * c, 2 * 0.5 * c), "both paths at unity volume: \(level)")
+>>>>>>> research
 
         // "set player's global mixing setting": both paths, the one through the effect too.
         player.volume = 0.5
