@@ -51,17 +51,9 @@ import AVFoundation
     @Test func theSlidesSequence() throws {
         let rig = try Rig()
         let (player, mixer, engine) = (rig.player, rig.mixer, rig.engine)
-<<<<<<< HEAD
         let c = Offline.centre
         var level = try rig.level()
         #expect(Self.near(level, 2 * 0.5 * c, 2 * 0.5 * c), "both paths at unity volume, centred: \(level)")
-=======
-        // A mono input at pan 0 reaches each side of a stereo mixer at 1/√2 (the equal-power law
-        // measured on Apple's engine: see AVAudioMixerNode.swift); at pan ±1 it reaches one side at 1.
-        let c = Float(0.5).squareRoot()
-        var level = try rig.level()
-        #expect(Self.near(level, 2 * 0.5 * c, 2 * 0.5 * c), "both paths at unity volume: \(level)")
->>>>>>> research
 
         // "set player's global mixing setting": both paths, the one through the effect too.
         player.volume = 0.5
