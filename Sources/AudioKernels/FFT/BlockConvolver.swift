@@ -25,6 +25,8 @@ public final class BlockConvolver<T: FFTScalar> {
     /// Number of partitions P.
     public let partitionCount: Int
     private let fft: RealFFT<T>
+    /// `fft` reached without reference counting on the render path.
+    private let fftRef: Unmanaged<RealFFT<T>>
     private let bins: Int
     /// Partition spectra, P x bins each (re, im), scaled by 1/(2B) so the inverse needs no scaling.
     private let hRe: UnsafeMutablePointer<T>, hIm: UnsafeMutablePointer<T>
@@ -51,6 +53,7 @@ public final class BlockConvolver<T: FFTScalar> {
         filterLength = filter.count
         partitionCount = (filter.count + b - 1) / b
         fft = RealFFT(count: 2 * b)
+        fftRef = Unmanaged.passUnretained(fft)
         bins = b + 1
         let total = partitionCount * bins
         hRe = .allocate(capacity: total); hIm = .allocate(capacity: total)
@@ -69,7 +72,7 @@ public final class BlockConvolver<T: FFTScalar> {
             }
             fft.forward(time, re: hRe + p * bins, im: hIm + p * bins)
         }
-        time.update(repeating: 0, count: 2 * b)
+        FFTMath.zero(time, 2 * b)
     }
 
     deinit {
@@ -80,9 +83,9 @@ public final class BlockConvolver<T: FFTScalar> {
     /// Clears the history (as if only zeros had been fed). Real-time safe.
     public func reset() {
         let total = partitionCount * bins
-        xRe.update(repeating: 0, count: total); xIm.update(repeating: 0, count: total)
-        frame.update(repeating: 0, count: 2 * blockSize)
-        outBlock.update(repeating: 0, count: blockSize)
+        FFTMath.zero(xRe, total); FFTMath.zero(xIm, total)
+        FFTMath.zero(frame, 2 * blockSize)
+        FFTMath.zero(outBlock, blockSize)
         fill = 0
         head = 0
     }
@@ -113,9 +116,10 @@ public final class BlockConvolver<T: FFTScalar> {
         let b = blockSize, bins = self.bins, p = partitionCount
         head = head + 1 == p ? 0 : head + 1
         let newestRe = xRe + head * bins, newestIm = xIm + head * bins
-        fft.forward(frame, re: newestRe, im: newestIm)
-        yRe.update(repeating: 0, count: bins)
-        yIm.update(repeating: 0, count: bins)
+        let frame = self.frame, time = self.time
+        fftRef._withUnsafeGuaranteedRef { $0.forward(frame, re: newestRe, im: newestIm) }
+        FFTMath.zero(yRe, bins)
+        FFTMath.zero(yIm, bins)
         var slot = head
         for q in 0..<p {
             let ar = xRe + slot * bins, ai = xIm + slot * bins
@@ -127,9 +131,10 @@ public final class BlockConvolver<T: FFTScalar> {
             }
             slot = slot == 0 ? p - 1 : slot - 1
         }
-        fft.inverse(re: yRe, im: yIm, output: time)
-        outBlock.update(from: time + b, count: b)
+        let yRe = self.yRe, yIm = self.yIm
+        fftRef._withUnsafeGuaranteedRef { $0.inverse(re: yRe, im: yIm, output: time) }
+        FFTMath.copy(outBlock, time + b, b)
         // slide: the current block becomes the previous one
-        frame.update(from: frame + b, count: b)
+        FFTMath.copy(frame, frame + b, b)
     }
 }

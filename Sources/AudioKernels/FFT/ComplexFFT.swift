@@ -84,11 +84,11 @@ public final class ComplexFFT<T: FFTScalar> {
     /// the input (in place). Real-time safe.
     public func forward(inRe: UnsafePointer<T>, inIm: UnsafePointer<T>,
                         outRe: UnsafeMutablePointer<T>, outIm: UnsafeMutablePointer<T>) {
-        aRe.update(from: inRe, count: count)
-        aIm.update(from: inIm, count: count)
+        FFTMath.copy(aRe, inRe, count)
+        FFTMath.copy(aIm, inIm, count)
         let (yr, yi) = transformWork()
-        outRe.update(from: yr, count: count)
-        outIm.update(from: yi, count: count)
+        FFTMath.copy(outRe, yr, count)
+        FFTMath.copy(outIm, yi, count)
     }
 
     /// Unscaled inverse transform of (inRe, inIm) into (outRe, outIm): m x the inverse DFT.
@@ -96,11 +96,11 @@ public final class ComplexFFT<T: FFTScalar> {
     public func inverse(inRe: UnsafePointer<T>, inIm: UnsafePointer<T>,
                         outRe: UnsafeMutablePointer<T>, outIm: UnsafeMutablePointer<T>) {
         // swap(FFT(swap(z))) = m IDFT(z)
-        aRe.update(from: inIm, count: count)
-        aIm.update(from: inRe, count: count)
+        FFTMath.copy(aRe, inIm, count)
+        FFTMath.copy(aIm, inRe, count)
         let (yr, yi) = transformWork()
-        outRe.update(from: yi, count: count)
-        outIm.update(from: yr, count: count)
+        FFTMath.copy(outRe, yi, count)
+        FFTMath.copy(outIm, yr, count)
     }
 
     // MARK: work-buffer interface (the real FFT and the MDCT fill the input in place)

@@ -11,6 +11,25 @@ extension Float: FFTScalar {}
 extension Double: FFTScalar {}
 
 enum FFTMath {
+    /// Copies n values (memmove: the ranges may overlap). Plain memory moves: `update(from:)`
+    /// on a generic element type is not provably free of releases, so `@_noLocks` rejects it.
+    @inline(__always)
+    static func copy<T: FFTScalar>(_ dst: UnsafeMutablePointer<T>, _ src: UnsafePointer<T>, _ n: Int) {
+        UnsafeMutableRawPointer(dst).copyMemory(from: UnsafeRawPointer(src), byteCount: n * MemoryLayout<T>.stride)
+    }
+
+    @inline(__always)
+    static func copy<T: FFTScalar>(_ dst: UnsafeMutablePointer<T>, _ src: UnsafeMutablePointer<T>, _ n: Int) {
+        copy(dst, UnsafePointer(src), n)
+    }
+
+    /// Sets n values to zero.
+    @inline(__always)
+    static func zero<T: FFTScalar>(_ p: UnsafeMutablePointer<T>, _ n: Int) {
+        var i = 0
+        while i < n { p[i] = 0; i += 1 }
+    }
+
     /// (sin, cos) of pi * x, exact at multiples of 1/4 (the twiddle tables' symmetric points).
     static func sinCosPi(_ x: Double) -> (sin: Double, cos: Double) {
         // reduce to [-1, 1) and use the octant symmetries so w^(n/4), w^(n/8)... are exact

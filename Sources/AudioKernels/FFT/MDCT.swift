@@ -30,6 +30,9 @@ public final class MDCT<T: FFTScalar> {
     /// N/2 coefficients.
     public var coefficientCount: Int { count / 2 }
     private let fft: ComplexFFT<T>
+    /// `fft` reached without reference counting, and its work buffers.
+    private let fftRef: Unmanaged<ComplexFFT<T>>
+    private let workRe: UnsafeMutablePointer<T>, workIm: UnsafeMutablePointer<T>
     /// e^(-i pi (p + 1/8)/M), p < M/2.
     private let twRe: UnsafeMutablePointer<T>, twIm: UnsafeMutablePointer<T>
     /// Folded sequence / DCT-IV output (M).
@@ -41,6 +44,9 @@ public final class MDCT<T: FFTScalar> {
         count = n
         let m = n / 2
         fft = ComplexFFT(count: n / 4)
+        fftRef = Unmanaged.passUnretained(fft)
+        workRe = fft.workRe
+        workIm = fft.workIm
         twRe = .allocate(capacity: m / 2); twIm = .allocate(capacity: m / 2)
         for p in 0..<(m / 2) {
             let w = FFTMath.sinCosPi(-(Double(p) + 0.125) / Double(m))
@@ -67,7 +73,7 @@ public final class MDCT<T: FFTScalar> {
     /// Real-time safe.
     public func inverse(_ input: UnsafePointer<T>, _ output: UnsafeMutablePointer<T>) {
         let n = count, m = n / 2, n4 = n / 4
-        v.update(from: input, count: m)
+        FFTMath.copy(v, input, m)
         // u = DCT-IV(X) into output[0 ..< M], then unfold in place from the back
         dct4(output)
         // u1 = output[0 ..< n4], u2 = output[n4 ..< m]; y = (u2, -u2_r, -u1_r, -u1)
@@ -86,14 +92,14 @@ public final class MDCT<T: FFTScalar> {
     /// DCT-IV of `v` (M values) into `out` (M values): out[k] = sum v[n] cos(pi/M (n+1/2)(k+1/2)).
     private func dct4(_ out: UnsafeMutablePointer<T>) {
         let m = count / 2, h = m / 2
-        let zr = fft.workRe, zi = fft.workIm
+        let zr = workRe, zi = workIm
         for p in 0..<h {
             let a = v[2 * p], b = v[m - 1 - 2 * p]
             let wr = twRe[p], wi = twIm[p]
             zr[p] = a * wr - b * wi
             zi[p] = a * wi + b * wr
         }
-        let (yr, yi) = fft.transformWork()
+        let (yr, yi) = fftRef._withUnsafeGuaranteedRef { $0.transformWork() }
         for q in 0..<h {
             let a = yr[q], b = yi[q]
             let wr = twRe[q], wi = twIm[q]

@@ -21,7 +21,11 @@ public final class RealFFT<T: FFTScalar> {
     public let count: Int
     /// Complex size n/2.
     let m: Int
+    /// The half-size complex plan, kept alive here and reached on the render path through
+    /// `complexRef` (no reference counting), with its work buffers cached.
     let complex: ComplexFFT<T>
+    private let complexRef: Unmanaged<ComplexFFT<T>>
+    private let workRe: UnsafeMutablePointer<T>, workIm: UnsafeMutablePointer<T>
     /// e^(-2 pi i k/n), k <= m/2.
     private let rtwRe: UnsafeMutablePointer<T>
     private let rtwIm: UnsafeMutablePointer<T>
@@ -32,6 +36,9 @@ public final class RealFFT<T: FFTScalar> {
         count = n
         m = n / 2
         complex = ComplexFFT(count: m)
+        complexRef = Unmanaged.passUnretained(complex)
+        workRe = complex.workRe
+        workIm = complex.workIm
         rtwRe = .allocate(capacity: m / 2 + 1)
         rtwIm = .allocate(capacity: m / 2 + 1)
         for k in 0...(m / 2) {
@@ -44,13 +51,13 @@ public final class RealFFT<T: FFTScalar> {
     deinit { rtwRe.deallocate(); rtwIm.deallocate() }
 
     /// Where `forwardPacked` reads the even samples x[0], x[2], ... (n/2 values).
-    public var packedEven: UnsafeMutablePointer<T> { complex.workRe }
+    public var packedEven: UnsafeMutablePointer<T> { workRe }
     /// Where `forwardPacked` reads the odd samples x[1], x[3], ... (n/2 values).
-    public var packedOdd: UnsafeMutablePointer<T> { complex.workIm }
+    public var packedOdd: UnsafeMutablePointer<T> { workIm }
 
     /// Forward transform of `input` (n samples) into re[0 ... n/2], im[0 ... n/2]. Real-time safe.
     public func forward(_ input: UnsafePointer<T>, re: UnsafeMutablePointer<T>, im: UnsafeMutablePointer<T>) {
-        let e = complex.workRe, o = complex.workIm
+        let e = workRe, o = workIm
         for j in 0..<m {
             e[j] = input[2 * j]
             o[j] = input[2 * j + 1]
@@ -61,7 +68,7 @@ public final class RealFFT<T: FFTScalar> {
     /// Forward transform of the samples in `packedEven`/`packedOdd` into re[0 ... n/2],
     /// im[0 ... n/2]. The packed buffers are overwritten. Real-time safe.
     public func forwardPacked(re: UnsafeMutablePointer<T>, im: UnsafeMutablePointer<T>) {
-        let (zr, zi) = complex.transformWork()
+        let (zr, zi) = complexRef._withUnsafeGuaranteedRef { $0.transformWork() }
         re[0] = zr[0] + zi[0]
         im[0] = 0
         re[m] = zr[0] - zi[0]
@@ -99,7 +106,7 @@ public final class RealFFT<T: FFTScalar> {
         // Z[k] = E[k] + i O[k] with E[k] = X[k] + conj X[m-k], O[k] = (X[k] - conj X[m-k]) conj(w^k)
         // (twice the forward's E and O: the result is n x, not m x, the signal). Written swapped
         // (real part to workIm, imaginary part to workRe): a forward FFT then gives the inverse.
-        let zr = complex.workIm, zi = complex.workRe
+        let zr = workIm, zi = workRe
         zr[0] = re[0] + re[m]
         zi[0] = re[0] - re[m]
         let half = m / 2
@@ -116,7 +123,7 @@ public final class RealFFT<T: FFTScalar> {
             zr[j] = er + oi; zi[j] = -ei + or
             k += 1
         }
-        let (yr, yi) = complex.transformWork()
+        let (yr, yi) = complexRef._withUnsafeGuaranteedRef { $0.transformWork() }
         return (yi, yr)
     }
 }
