@@ -38,12 +38,19 @@ let package = Package(
         .target(name: "CResamplerKernels"),
         // The mixer's summing loop in C: AVX2 + FMA variant chosen at runtime, software prefetch.
         .target(name: "CMixKernels"),
+        // The distortion's oversampling FIRs and soft clip in C: AVX2 variant chosen at runtime,
+        // bit-identical to the portable one (no contraction). No Apple names; no allocation.
+        .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
-        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels"], swiftSettings: optimize),
+        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"], swiftSettings: optimize),
+        // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
+        // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
+        // buffer, as Apple declares it; clients need no flag to call it.
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"],
+                swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [

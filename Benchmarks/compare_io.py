@@ -360,12 +360,15 @@ def minutes(seconds):
 
 def make_row(workload, kind, k, walls, seconds, quality):
     xr = {}
+    xc = {}
     med = {}
     for name, v in walls.items():
         m = statistics.median(v["walls"])
         med[name] = m
         xr[name] = seconds / m if m > 0 else None
-    return {"workload": workload, "kind": kind, "key": k, "x": xr, "median_s": med, "quality": quality}
+        c = statistics.median(v["cpus"])
+        xc[name] = seconds / c if c > 0 else None
+    return {"workload": workload, "kind": kind, "key": k, "x": xr, "x_cpu": xc, "median_s": med, "quality": quality}
 
 
 def quality_text(row):
@@ -429,17 +432,21 @@ def write_report(rows, raw, args, elapsed, profile=None):
         f"`python3 Benchmarks/compare_io.py --seconds {args.seconds:g} --runs {args.runs} --warmup {args.warmup}`"
         f" ({elapsed:.0f} s; 1-min load average {args.load_start:.1f} at the start, {os.getloadavg()[0]:.1f} at the end)."
         f" Stereo program material, median of {args.runs} interleaved runs after {args.warmup} warm-up;"
-        " x realtime = audio seconds / median wall seconds; ratios > 1 mean we are faster.",
+        " x realtime = audio seconds / median wall seconds; ratios > 1 mean we are faster. The CPU ratio"
+        " compares median process CPU time (user + system, page faults included), steadier than wall time"
+        " when other work shares the VM.",
         "",
-        "| workload | ours x realtime | libsndfile x realtime | JUCE x realtime | ours/libsndfile | ours/JUCE "
+        "| workload | ours x realtime | libsndfile x realtime | JUCE x realtime | ours/libsndfile | ours/libsndfile CPU | ours/JUCE "
         "| ours, buffer preallocated x rt | quality: ours | quality: peers |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         x = r["x"]
+        xc = r.get("x_cpu", {})
         q_ours, q_peer = quality_text(r)
         lines.append(f"| {r['workload']} | {fmt_x(x.get('ours'))} | {fmt_x(x.get('libsndfile'))} | {fmt_x(x.get('JUCE'))} "
-                     f"| {fmt_ratio(x.get('ours'), x.get('libsndfile'))} | {fmt_ratio(x.get('ours'), x.get('JUCE'))} "
+                     f"| {fmt_ratio(x.get('ours'), x.get('libsndfile'))} | {fmt_ratio(xc.get('ours'), xc.get('libsndfile'))} "
+                     f"| {fmt_ratio(x.get('ours'), x.get('JUCE'))} "
                      f"| {fmt_x(x.get('ours prealloc')) if 'ours prealloc' in x else '-'} | {q_ours} | {q_peer or '-'} |")
     lines += [
         "",

@@ -20,7 +20,7 @@ What it does
      uses the better of its 2-thread and 1-thread timings (OpenBLAS's two threads collapse to
      ~130x whenever another process holds a core);
   4. checks quality: our output against a float64 reference computed in Swift (Σ volume ×
-     balance-pan gain × source), the peers' against bench_mix.py's float64 reference (S.T @ G);
+     equal-power pan gain × source), the peers' against bench_mix.py's float64 reference (S.T @ G);
      both as RMS difference in dB re signal RMS;
   5. prints a Markdown table and writes it to Benchmarks/results/mix-latest.md (+ .json); unless
      --no-scenarios, appends our other engine scenarios (`avaudio-bench engine --json`).
@@ -36,8 +36,9 @@ How each contender is timed (wall clock, median of --runs; peers exactly as in b
               same matmul in a child process with OPENBLAS_NUM_THREADS=1 (ours renders on one thread).
   dawdreamer  64 PlaybackProcessor (the source as two identical channels) → 64 PannerProcessor("sin3dB")
               → AddProcessor(gains / sqrt 2); graph built beforehand; timed: render(60 s) + get_audio().
-  The pan laws differ (ours: AVAudioMixerNode's balance law, left min(1, 1 − pan), right min(1, 1 + pan);
-  peers: constant power) — same sources, volumes and pan positions, same amount of work.
+  Both pan mono sources with constant power (ours: AVAudioMixerNode's law for mono inputs, left
+  cos((1 + pan)·π/4), right cos((1 − pan)·π/4), as Apple's mixer; peers: constant power) — same
+  sources, volumes and pan positions, same amount of work.
 """
 from __future__ import annotations
 
@@ -372,7 +373,7 @@ def write_report(res, scenarios, args, elapsed):
         " `S.T @ G32` (float32); dawdreamer = bench_mix.py's graph (64 PlaybackProcessor → 64 PannerProcessor"
         " sin3dB → AddProcessor), render() + get_audio() timed, graph built beforehand. Quality: RMS of (output −"
         " float64 reference) in dB re the reference RMS; ours against a reference computed in Swift with the"
-        " mixer's balance pan law (left min(1, 1 − pan), right min(1, 1 + pan)), the peers against bench_mix.py's"
+        " mixer's equal-power pan law for mono inputs (left cos((1 + pan)·π/4), right cos((1 − pan)·π/4)), the peers against bench_mix.py's"
         " constant-power reference.",
         "",
     ]

@@ -1,7 +1,8 @@
 // AVAudioUnitDelay: an impulse through a 0.25 s delay with 50 % feedback, half wet (the mix is a
 // linear crossfade: output = 0.5 × dry + 0.5 × wet). The dry impulse and the echoes land on
 // exact frames (12 000 apart at 48 kHz), each echo half the previous one; with the low-pass at
-// Nyquist the echoes are exact copies.
+// Nyquist the echoes are exact copies. The mono effect output enters the stereo main mixer at the
+// centre, so each side carries it at 1/√2 (−3 dB), as on Apple's mixer.
 import AVFoundation
 
 enum DelayExample {
@@ -17,10 +18,11 @@ enum DelayExample {
         try Support.save(output, "delay")
         let y = output.floatChannelData![0]
         let dry = Double(y[1000]), echo1 = Double(y[13_000]), echo2 = Double(y[25_000])
+        let expectedDry = 0.5 / 2.0.squareRoot()
         var stray = 0.0
         for i in 0..<Int(output.frameLength) where ![1000, 13_000, 25_000, 37_000].contains(i) { stray = max(stray, Double(abs(y[i]))) }
         return [
-            Check("dry impulse at frame 1000: \(Support.fmt(dry, 7)) (0.5)", abs(dry - 0.5) < 1e-6),
+            Check("dry impulse at frame 1000: \(Support.fmt(dry, 7)) (0.5 × 1/√2)", abs(dry - expectedDry) < 1e-6),
             Check("first echo at frame 13000 (0.25 s later): \(Support.fmt(echo1, 4))", abs(echo1 - dry) < 1e-4),
             Check("second echo at frame 25000, half as loud: \(Support.fmt(echo2 / echo1, 4))", abs(echo2 / echo1 - 0.5) < 1e-4),
             Check("nothing anywhere else (largest stray sample \(Support.fmt(stray, 7)))", stray < 1e-5),

@@ -24,7 +24,8 @@ enum EQExample {
         }
         try Support.save(output, "eq")
         let window = 24_000..<72_000   // 1 s after the filters settle
-        func gain(_ f: Double) -> Double { Support.dB(Support.amplitude(output, 0, f, window) / 0.1) }
+        // The input's 0.1 amplitude reaches each side of the stereo mixer at 1/√2 (a centred mono input).
+        func gain(_ f: Double) -> Double { Support.dB(Support.amplitude(output, 0, f, window) / (0.1 / 2.0.squareRoot())) }
         let g1k = gain(1000), g50 = gain(50), g5k = gain(5000)
         let expected50 = -10 * log10(1 + pow(200.0 / 50, 4))
         return [

@@ -1,5 +1,6 @@
-// AVAudioMixerNode: three players with their own volume and pan (AVAudioMixing). The mixer's
-// pan law keeps unity at the centre: left gain min(1, 1 − pan), right gain min(1, 1 + pan).
+// AVAudioMixerNode: three mono players with their own volume and pan (AVAudioMixing). A mono
+// input is panned with equal power, as Apple's mixer does: left gain cos((1 + pan)·π/4), right
+// gain cos((1 − pan)·π/4) — 1/√2 (−3 dB) on each side at the centre.
 import AVFoundation
 
 enum MixerExample {
@@ -26,7 +27,7 @@ enum MixerExample {
         var checks: [Check] = []
         for v in voices {
             for (channel, side) in [(0, "left"), (1, "right")] {
-                let law = channel == 0 ? min(1, 1 - v.pan) : min(1, 1 + v.pan)
+                let law = max(0, cos((1 + (channel == 0 ? v.pan : -v.pan)) * Float.pi / 4))
                 let expected = 0.5 * Double(v.volume * law)
                 let measured = Support.amplitude(output, channel, v.frequency, 0..<48_000)
                 checks.append(Check("\(Int(v.frequency)) Hz (volume \(v.volume), pan \(v.pan)) \(side): \(Support.fmt(measured, 4)), expected \(Support.fmt(expected, 4))",

@@ -23,10 +23,12 @@ enum PlayerExample {
         let silence = Support.rms(output, 0, 0..<24_000)
         let a440 = Support.amplitude(output, 0, 440, 24_000..<48_000)
         let a1k = Support.amplitude(output, 1, 1000, 48_000..<96_000)
+        let centre = 0.5 / 2.0.squareRoot()   // a centred mono input gets −3 dB on each side, as on Apple's mixer
         return [
             Check("silent before 0.5 s (RMS \(Support.fmt(Support.dB(silence))) dBFS)", silence == 0),
-            Check("440 Hz from 0.5 s at amplitude \(Support.fmt(a440, 4)) (0.5: mono spreads to both sides at unity)", abs(a440 - 0.5) < 1e-4),
-            Check("the 1 kHz loop follows at amplitude \(Support.fmt(a1k, 4))", abs(a1k - 0.5) < 1e-4),
+            Check("440 Hz from 0.5 s at amplitude \(Support.fmt(a440, 4)) (0.5 × 1/√2: a centred mono input is −3 dB each side)",
+                  abs(a440 - centre) < 1e-4),
+            Check("the 1 kHz loop follows at amplitude \(Support.fmt(a1k, 4))", abs(a1k - centre) < 1e-4),
             Check("the first buffer's completion handler ran \(completions) time(s)", completions == 1),
         ]
     }

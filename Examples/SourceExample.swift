@@ -24,7 +24,8 @@ enum SourceExample {
         let a = Support.amplitude(output, 1, 330, 0..<48_000)
         return [
             Check("frequency \(Support.fmt(f, 3)) Hz (330)", abs(f - 330) < 0.01),
-            Check("amplitude \(Support.fmt(a, 4)) on the right channel (0.4)", abs(a - 0.4) < 1e-4),
+            Check("amplitude \(Support.fmt(a, 4)) on the right channel (0.4 × 1/√2: a centred mono source is −3 dB each side)",
+                  abs(a - 0.4 / 2.0.squareRoot()) < 1e-4),
         ]
     }
 }

@@ -18,7 +18,7 @@ enum TapExample {
             player.scheduleBuffer(Support.tone(250, seconds: 0.2, amplitude: 0.25), at: nil, options: .loops)
             player.play()
         }
-        let expected = 0.25 / 2.0.squareRoot()
+        let expected = 0.25 / 2.0.squareRoot() / 2.0.squareRoot()   // RMS of the tone, −3 dB for a centred mono input
         let consecutive = times == (0..<10).map { AVAudioFramePosition($0 * 4800) }
         return [
             Check("\(levels.count) tap buffers of 4800 frames (10)", levels.count == 10),

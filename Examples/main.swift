@@ -22,6 +22,7 @@ let examples: [(name: String, summary: String, run: () throws -> [Check])] = [
     ("timepitch", "AVAudioUnitTimePitch: half speed, same pitch; same speed, a fifth up", TimePitchExample.run),
     ("varispeed", "AVAudioUnitVarispeed: double speed, an octave up", VarispeedExample.run),
     ("converter", "AVAudioConverter: 44.1 kHz Int16 stereo to 48 kHz Float32 mono", ConverterExample.run),
+    ("audiounit", "AUAudioUnit subclass: your own gain unit, registered, automated sample-accurately", AudioUnitExample.run),
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -24,7 +24,7 @@
 //                                      buffer, own volume and pan (the gains and pans of
 //                                      /work/shared/peers/bench_mix.py), maximumFrameCount 512 / 4096.
 //                                      Checked by a null test against a float64 reference
-//                                      (Σ volume × balance-pan gain × source per channel).
+//                                      (Σ volume × equal-power pan gain × source per channel).
 //
 // The headline's sources are a Swift port of bench_mix.py's `sources()` (even: sine + 2nd harmonic,
 // odd: 2 kHz Butterworth-lowpassed noise, |x| ≤ 0.5), or, with `--input FILE`, raw planar float32
@@ -188,12 +188,13 @@ enum MixWorkload {
         zip(sources, gains(sources.count)).map { EngineRig.Voice(buffer: $0, volume: $1.volume, pan: $1.pan, loops: false) }
     }
 
-    /// The float64 reference (per channel: Σ volume × balance-pan gain × source), computed once.
+    /// The float64 reference (per channel: Σ volume × pan gain × source), computed once. The
+    /// sources are mono, so the gains are the mixer's equal-power law for mono inputs.
     static func reference(_ sources: [AVAudioPCMBuffer], frames: Int) -> [[Double]] {
         var left = [Double](repeating: 0, count: frames), right = left
         for (s, gp) in zip(sources, gains(sources.count)) {
             let v = Double(gp.volume), p = Double(gp.pan)
-            let gl = v * min(1, 1 - p), gr = v * min(1, 1 + p)
+            let gl = v * max(0, cos((1 + p) * Double.pi / 4)), gr = v * max(0, cos((1 - p) * Double.pi / 4))
             let x = s.floatChannelData![0]
             let n = min(frames, Int(s.frameLength))
             left.withUnsafeMutableBufferPointer { l in

@@ -32,6 +32,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 PEERS = (ROOT / ".." / "shared" / "peers").resolve()
+if not (PEERS / "audiometrics.py").exists():  # a worktree under /work/wt: the peers live in /work/shared
+    PEERS = Path("/work/shared/peers")
 HAVE_PEERS = (PEERS / "audiometrics.py").exists()
 if HAVE_PEERS:
     sys.path.insert(0, str(PEERS))
@@ -110,10 +112,14 @@ def main():
     ap.add_argument("--levels", default="min,low,medium,high,max")
     ap.add_argument("--runs", type=int, default=5, help="timed runs per converter and round (3 rounds)")
     ap.add_argument("--json", help="also write the rows as JSON here")
+    ap.add_argument("--out", default=str(ROOT / "Benchmarks" / "results" / "src-latest.md"),
+                    help="write the table as Markdown here (and the rows as JSON beside it); '' for none")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 unless .high meets soxr HQ's figures and .max soxr VHQ's (quality and speed)")
     args = ap.parse_args()
     binary = args.bin or build()
+    t_start = time.time()
+    load0 = os.getloadavg()[0]
     cases = [tuple(int(v) for v in c.split(":")) for c in args.cases.split(",")]
     levels = args.levels.split(",")
     rows = []
@@ -146,21 +152,62 @@ def main():
                         q = am.src_quality(xt, a, yt, b)
                     name = f"ours .{lv}" if who == "ours" else f"soxr {SOXR_OF[lv]}"
                     rows.append(dict(case=f"{a / 1000:g}k->{b / 1000:g}k", converter=name,
-                                     xrt=SECONDS / wall, xrt_cpu=SECONDS / cpu, **q))
+                                     xrt=SECONDS / wall, xrt_cpu=SECONDS / cpu, cpu_rounds=[c for _, c in t], **q))
     hdr = ["case", "converter", "x realtime (cpu)", "alias <=20k", "alias full", "stopband", "THD+N 1k",
            "ripple <=20k", "resp @20k", "delay ms"]
-    print("| " + " | ".join(hdr) + " |")
-    print("|" + "---|" * len(hdr))
+    table = ["| " + " | ".join(hdr) + " |", "|" + "---|" * len(hdr)]
     for r in rows:
-        print("| " + " | ".join([
+        table.append("| " + " | ".join([
             r["case"], r["converter"], f"{r['xrt']:.0f} ({r['xrt_cpu']:.0f})",
             fmt(r.get("alias_db")), fmt(r.get("alias_full_db")), fmt(r.get("stopband_db")),
             fmt(r.get("thdn_1k_db"), 2), fmt(r.get("passband_ripple_db"), 4), fmt(r.get("resp_20k_db"), 4),
             fmt(r.get("delay_ms"), 3)]) + " |")
+    print("\n".join(table))
+    # per-round CPU-time ratios against the soxr level each of ours is compared with
+    ratio_lines = []
+    for lv in levels:
+        for a, b in cases:
+            case = f"{a / 1000:g}k->{b / 1000:g}k"
+            r_ours = next((r for r in rows if r["case"] == case and r["converter"] == f"ours .{lv}"), None)
+            r_soxr = next((r for r in rows if r["case"] == case and r["converter"] == f"soxr {SOXR_OF[lv]}"), None)
+            if r_ours and r_soxr:
+                per = [s / o for o, s in zip(r_ours["cpu_rounds"], r_soxr["cpu_rounds"])]
+                ratio_lines.append(f"| {case} | ours .{lv} / soxr {SOXR_OF[lv]} | {r_ours['xrt_cpu'] / r_soxr['xrt_cpu']:.2f} | "
+                                   + ", ".join(f"{v:.2f}" for v in per) + " |")
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
+    failed = check(rows) if args.check else None
+    if args.out:
+        import platform
+        swift = subprocess.run(["swift", "--version"], capture_output=True, text=True).stdout.splitlines()
+        md = [
+            "# Sample-rate conversion: OpenAVFAudio's SampleRateConverter vs libsoxr",
+            "",
+            f"Run {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime(t_start))} on {os.cpu_count()} cores "
+            f"(Linux {platform.release()}); {swift[0] if swift else 'swift ?'}; python-soxr "
+            f"{getattr(soxr, '__version__', 'n/a') if soxr else 'n/a'}, numpy {np.__version__}.",
+            f"`python3 Benchmarks/resampler/compare_src.py {' '.join(sys.argv[1:])}` ({time.time() - t_start:.0f} s; "
+            f"1-min load average {load0:.1f} at the start, {os.getloadavg()[0]:.1f} at the end). 60 s stereo float32 "
+            "program material; three rounds, ours and soxr alternating, each round --runs timed conversions. "
+            "x realtime: median wall-clock figure, and in brackets the best thread-CPU figure (the one --check "
+            "compares; steadier when other work shares the machine). Quality columns: audiometrics.src_quality "
+            "(dB; the peers' method).",
+            "",
+        ] + table + [
+            "",
+            "CPU-time speed ratios (ours / soxr, > 1: we are faster), overall and per round:",
+            "",
+            "| case | pair | best CPU ratio | per round (best CPU of the round) |",
+            "|---|---|---|---|",
+        ] + ratio_lines
+        if failed is not None:
+            md += ["", f"`--check`: {'PASS' if failed == 0 else 'FAIL'} (targets: .high meets soxr HQ's quality figures "
+                   "and speed, .max soxr VHQ's; see TARGETS in the script)."]
+        Path(args.out).write_text("\n".join(md) + "\n")
+        if not args.json:
+            Path(args.out).with_suffix(".json").write_text(json.dumps(rows, indent=1))
     if args.check:
-        return check(rows)
+        return failed
 
 
 # Targets: .high at least soxr HQ, .max at least soxr VHQ (dB; speed: CPU-time x realtime).

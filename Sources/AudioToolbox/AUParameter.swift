@@ -19,6 +19,8 @@ open class AUParameter: AUParameterNode {
     private let bits: Atomic<UInt32>
     /// Set by the render side when it changed the value; cleared by the notifier's thread.
     let renderChanged = Atomic<Bool>(false)
+    /// The notifier (immortal), reached from the render side without reference counting.
+    private let notifier = Unmanaged.passUnretained(ParameterChangeNotifier.shared)
 
     /// Set by AVFAudio's built-in units: forwards a change set on the control side to the unit's
     /// render object (address, value, event time, ramp frames). The event time is
@@ -54,8 +56,9 @@ open class AUParameter: AUParameterNode {
     open var flags: AudioUnitParameterOptions { parameterFlags }
     /// The parameter's address.
     open var address: AUParameterAddress { parameterAddress }
-    /// For `.indexed` parameters, the localized name of each value (index 0 is `minValue`... as
-    /// the unit defines).
+    /// For `.indexed` parameters, the localized name of each integer value from `minValue` up
+    /// (AudioUnitProperties.h, kAudioUnitProperty_ParameterValueStrings: one name per value, "the
+    /// same as the range between the parameters min and max values").
     open var valueStrings: [String]? { strings }
     /// The addresses (as NSNumbers) of parameters whose values may change when this one does.
     open var dependentParameters: [NSNumber]? { dependents }
@@ -111,26 +114,26 @@ open class AUParameter: AUParameterNode {
 
     /// Render side: the unit's DSP changed the value (automation, a ramp reaching its end).
     /// Stores it and marks the parameter so that observers hear of it asynchronously on the
-    /// notifier's thread, within about 10 ms. Real-time safe: two atomic stores, no allocation, no
+    /// notifier's thread, within 10 to 80 ms. Real-time safe: two atomic stores, no allocation, no
     /// lock, no reference counting.
     package func noteRenderValue(_ value: AUValue) {
         bits.store(value.bitPattern, ordering: .relaxed)
         if !renderChanged.exchange(true, ordering: .acquiringAndReleasing) {
-            ParameterChangeNotifier.pending.store(true, ordering: .releasing)
+            notifier._withUnsafeGuaranteedRef { $0.pending.store(true, ordering: .releasing) }
         }
     }
 
     /// A textual representation of `value` (nil: the current value): what
-    /// `implementorStringFromValueCallback` returns, or by default the value string of an indexed
-    /// value when the parameter has `valueStrings`, else the number with up to three decimals.
+    /// `implementorStringFromValueCallback` returns, or by default the value's string in
+    /// `valueStrings` when it has one, else the number with three decimals.
     open func string(fromValue value: UnsafePointer<AUValue>?) -> String {
         if let callback = state.withLock({ $0.stringFromValue }) { return callback(self, value) }
         return defaultString(fromValue: value)
     }
 
     /// The value a textual representation stands for: what `implementorValueFromStringCallback`
-    /// returns, or by default the index of the string in `valueStrings`, else the number parsed,
-    /// else the current value.
+    /// returns, or by default the value whose string in `valueStrings` it is, else the number
+    /// parsed, else the current value.
     open func value(from string: String) -> AUValue {
         if let callback = state.withLock({ $0.valueFromString }) { return callback(self, string) }
         return defaultValue(from: string)
@@ -139,13 +142,13 @@ open class AUParameter: AUParameterNode {
     // The defaults are this project's (Apple documents the conversions only for parameters with
     // `flag_ValuesHaveStrings`, whose implementation supplies them).
     func defaultString(fromValue value: UnsafePointer<AUValue>?) -> String {
-        let v = value?.pointee ?? storedValue
-        if let strings, let i = Int(exactly: v.rounded()), strings.indices.contains(i) { return strings[i] }
+        let v = value?.pointee ?? self.value   // the current value: asks the implementation if it supplies values
+        if let strings, let i = Int(exactly: (v - minimum).rounded()), strings.indices.contains(i) { return strings[i] }
         return String(format: "%.3f", v)
     }
 
     func defaultValue(from string: String) -> AUValue {
-        if let strings, let i = strings.firstIndex(of: string) { return AUValue(i) }
+        if let strings, let i = strings.firstIndex(of: string) { return minimum + AUValue(i) }
         return AUValue(string.trimmingCharacters(in: .whitespaces)) ?? storedValue
     }
 

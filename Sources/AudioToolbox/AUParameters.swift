@@ -16,11 +16,16 @@
 // * A value changed on the render side (automation applied by the DSP, through the package hook
 //   `AUParameter.noteRenderValue(_:)`) only stores the value and raises two atomic flags; the
 //   parameter notifier's thread delivers it to observers (not to the implementor, whose change it
-//   is) about every 10 ms — asynchronously, on the control side, as Apple's throttled observers.
+//   is) within 10 to 80 ms — asynchronously, on the control side, as Apple's throttled observers.
 //   See ParameterChangeNotifier.swift.
 // * Parameter values are stored atomically (the bits of a Float), so the render thread and any
 //   control thread read and write them without a lock.
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A value of an audio unit parameter.
 public typealias AUValue = Float
@@ -103,7 +108,7 @@ public typealias AUImplementorDisplayNameWithLengthCallback = (_ node: AUParamet
 open class AUParameterNode: NSObject {
     /// What a node keeps behind its lock.
     struct State {
-        var observers: [(token: AUParameterObserverToken, observer: Observer)] = []
+        var observers: [ObserverEntry] = []
         var valueObserver: AUImplementorValueObserver?
         var valueProvider: AUImplementorValueProvider?
         var stringFromValue: AUImplementorStringFromValueCallback?
@@ -115,6 +120,20 @@ open class AUParameterNode: NSObject {
         case value(AUParameterObserver)
         case recording(AUParameterRecordingObserver)
         case automation(AUParameterAutomationObserver)
+    }
+
+    /// An installed observer, with the count of its calls in progress (so that removing it can
+    /// wait for them) and whether it was removed (so that a snapshot taken before the removal
+    /// does not call it after).
+    final class ObserverEntry: @unchecked Sendable {
+        let token: AUParameterObserverToken
+        let observer: Observer
+        let inFlight = Atomic<Int>(0)
+        let removed = Atomic<Bool>(false)
+        init(token: AUParameterObserverToken, observer: Observer) {
+            self.token = token
+            self.observer = observer
+        }
     }
 
     private let nodeIdentifier: String
@@ -173,19 +192,28 @@ open class AUParameterNode: NSObject {
         add(.automation(observer))
     }
 
-    /// Removes an observer added to this node. Unknown tokens are ignored.
+    /// Removes an observer added to this node. Unknown tokens are ignored. As Apple documents,
+    /// this waits until calls of that observer in progress on other threads have returned, so
+    /// what the observer uses may be released afterwards. (Apple's waits deadlock when called
+    /// from inside an observer; here a thread that is running an observer does not wait.)
     open func removeParameterObserver(_ token: AUParameterObserverToken) {
-        let removed = state.withLock { s -> Int in
-            let before = s.observers.count
+        let removed = state.withLock { s -> [ObserverEntry] in
+            let gone = s.observers.filter { $0.token == token }
             s.observers.removeAll { $0.token == token }
-            return before - s.observers.count
+            return gone
         }
-        if removed > 0 { ParameterChangeNotifier.shared.observersRemoved(removed) }
+        guard !removed.isEmpty else { return }
+        ParameterChangeNotifier.shared.observersRemoved(removed.count)
+        for entry in removed { entry.removed.store(true, ordering: .sequentiallyConsistent) }
+        guard ObserverCallDepth.current == 0 else { return }
+        for entry in removed {
+            while entry.inFlight.load(ordering: .sequentiallyConsistent) > 0 { usleep(50) }
+        }
     }
 
     private func add(_ observer: Observer) -> AUParameterObserverToken {
         let token = ParameterChangeNotifier.shared.makeToken()
-        state.withLock { $0.observers.append((token, observer)) }
+        state.withLock { $0.observers.append(ObserverEntry(token: token, observer: observer)) }
         ParameterChangeNotifier.shared.observerAdded()
         return token
     }
@@ -198,8 +226,13 @@ open class AUParameterNode: NSObject {
         var node: AUParameterNode? = self
         while let current = node {
             let observers = current.state.withLock { $0.observers }
-            for (token, observer) in observers where token != originator {
-                switch observer {
+            for entry in observers where entry.token != originator {
+                entry.inFlight.wrappingAdd(1, ordering: .sequentiallyConsistent)
+                defer { entry.inFlight.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+                guard !entry.removed.load(ordering: .sequentiallyConsistent) else { continue }
+                ObserverCallDepth.current += 1
+                defer { ObserverCallDepth.current -= 1 }
+                switch entry.observer {
                 case .value(let block):
                     block(parameter.address, value)
                 case .recording(let block):
@@ -261,5 +294,20 @@ open class AUParameterNode: NSObject {
         if let group = self as? AUParameterGroup {
             for child in group.children { child.setHook(hook, store) }
         }
+    }
+}
+
+/// How many observer calls the current thread is inside (a thread-local counter), so that an
+/// observer removing itself or another observer does not wait for its own call to return.
+enum ObserverCallDepth {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    static var current: Int {
+        get { Int(bitPattern: pthread_getspecific(key)) }
+        set { pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)) }
     }
 }

@@ -4,8 +4,8 @@
 //     delay.auAudioUnit.scheduleParameterBlock(AUEventSampleTime(t), 0,
 //                                              AUParameterAddress(kDelayParam_WetDryMix), 100)
 //
-// The values are Apple's; our units use the same addresses (the varispeed's and time-pitch's IDs
-// live with those units). The N-band EQ's per-band IDs are bases: band i is base + i.
+// The values are Apple's; our units use the same addresses. The N-band EQ's per-band IDs are
+// bases: band i is base + i.
 
 // MARK: AUDelay (AVAudioUnitDelay)
 
@@ -75,3 +75,27 @@ public let kAUNBandEQFilterType_HighShelf = 8
 public let kAUNBandEQFilterType_ResonantLowShelf = 9
 public let kAUNBandEQFilterType_ResonantHighShelf = 10
 public let kNumberOfAUNBandEQFilterTypes = 11
+
+// MARK: AUNewTimePitch (AVAudioUnitTimePitch)
+
+/// Playback rate, 1/32 … 32.
+public let kNewTimePitchParam_Rate: AudioUnitParameterID = 0
+/// Pitch shift in cents, −2400 … 2400.
+public let kNewTimePitchParam_Pitch: AudioUnitParameterID = 1
+/// Overlap of the analysis windows ("smoothness"), 3 … 32.
+public let kNewTimePitchParam_Smoothness: AudioUnitParameterID = 4
+/// The older name of `kNewTimePitchParam_Smoothness` (deprecated by Apple in its 2022 SDKs).
+public let kNewTimePitchParam_Overlap: AudioUnitParameterID = kNewTimePitchParam_Smoothness
+/// Spectral phase coherence through peak locking, 0 or 1.
+public let kNewTimePitchParam_EnableSpectralCoherence: AudioUnitParameterID = 6
+/// The older name of `kNewTimePitchParam_EnableSpectralCoherence`.
+public let kNewTimePitchParam_EnablePeakLocking: AudioUnitParameterID = kNewTimePitchParam_EnableSpectralCoherence
+/// Transient preservation, 0 or 1.
+public let kNewTimePitchParam_EnableTransientPreservation: AudioUnitParameterID = 7
+
+// MARK: AUVarispeed (AVAudioUnitVarispeed)
+
+/// Playback rate, 0.25 … 4.
+public let kVarispeedParam_PlaybackRate: AudioUnitParameterID = 0
+/// Playback rate in cents, −2400 … 2400.
+public let kVarispeedParam_PlaybackCents: AudioUnitParameterID = 1

@@ -6,9 +6,11 @@
 // parameter's `renderChanged` flag and the global `pending` flag (atomics). A notifier thread
 // wakes every 10 ms — Apple's parameter observers are throttled too — and, when `pending` was
 // raised, walks the registered parameters (weak references), clears each raised flag and tells
-// the parameter's observers, and its groups', with no lock held. The thread runs only while some
-// node has observers: it starts with the first observer added and ends when none is left; it
-// makes a first pass on starting, so a flag raised while it was not running is not lost.
+// the parameter's observers, and its groups', with no lock held. While nothing changes it backs
+// off to one look every 80 ms (a change after a quiet spell reaches observers within 80 ms; the
+// next ones within 10 ms again). The thread runs only while some node has observers: it starts
+// with the first observer added and ends when none is left; it makes a first pass on starting,
+// so a flag raised while it was not running is not lost.
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +21,10 @@ import Darwin
 package final class ParameterChangeNotifier: @unchecked Sendable {
     package static let shared = ParameterChangeNotifier()
 
-    /// Raised (render side) when some parameter's `renderChanged` flag was raised.
-    static let pending = Atomic<Bool>(false)
+    /// Raised (render side) when some parameter's `renderChanged` flag was raised. An instance
+    /// property, reached through each parameter's unowned reference to the notifier: a global
+    /// would be initialised lazily, which may lock.
+    let pending = Atomic<Bool>(false)
 
     private struct WeakParameter {
         weak var parameter: AUParameter?
@@ -35,8 +39,10 @@ package final class ParameterChangeNotifier: @unchecked Sendable {
 
     private let registry = Mutex(Registry())
     private let nextToken = Atomic<Int>(0)
-    /// How often the thread looks for render-side changes.
+    /// How often the thread looks for render-side changes while they keep coming, and at most
+    /// how long it sleeps when they do not.
     static let interval: useconds_t = 10_000
+    static let idleInterval: useconds_t = 80_000
 
     private init() {}
 
@@ -55,7 +61,6 @@ package final class ParameterChangeNotifier: @unchecked Sendable {
 
     /// Control side, when a parameter is made: registers it for render-side notifications.
     func register(_ parameter: AUParameter) {
-        _ = Self.pending.load(ordering: .relaxed)   // initialise the global here, not on the render thread
         registry.withLock { r in
             r.parameters.append(WeakParameter(parameter: parameter))
             if r.parameters.count > 2 * r.liveAfterLastPrune + 256 {
@@ -82,14 +87,20 @@ package final class ParameterChangeNotifier: @unchecked Sendable {
     private func startThread() {
         let thread = Thread { [self] in
             var first = true
+            var sleep = Self.interval
             while true {
-                if !first { usleep(Self.interval) }
+                if !first { usleep(sleep) }
                 let keepRunning = registry.withLock { r -> Bool in
                     if r.observerCount > 0 { return true }
                     r.threadRunning = false
                     return false
                 }
-                if first || Self.pending.exchange(false, ordering: .acquiringAndReleasing) { deliver() }
+                if first || pending.exchange(false, ordering: .acquiringAndReleasing) {
+                    deliver()
+                    sleep = Self.interval
+                } else {
+                    sleep = Swift.min(Self.idleInterval, sleep * 2)
+                }
                 first = false
                 if !keepRunning { return }
             }

@@ -11,11 +11,14 @@
                                      const double *, const double *, const double *, ptrdiff_t); \
     ptrdiff_t crk_poly_exact64_##suffix(const double *, const ptrdiff_t *, ptrdiff_t, ptrdiff_t, ptrdiff_t, \
                                         const double *, ptrdiff_t, ptrdiff_t, ptrdiff_t, ptrdiff_t, \
-                                        double *const *, ptrdiff_t, ptrdiff_t, ptrdiff_t *, ptrdiff_t *);
+                                        double *const *, ptrdiff_t, ptrdiff_t, ptrdiff_t *, ptrdiff_t *); \
+    ptrdiff_t crk_poly_exact32_##suffix(const float *, const ptrdiff_t *, ptrdiff_t, ptrdiff_t, ptrdiff_t, \
+                                        const float *, ptrdiff_t, ptrdiff_t, ptrdiff_t, ptrdiff_t, \
+                                        float *const *, ptrdiff_t, ptrdiff_t, ptrdiff_t *, ptrdiff_t *);
 
 #define CRK_TABLE(suffix, isSimd) { \
     crk_fft_forward64_##suffix, crk_fft_inverse64_##suffix, crk_multiply64_##suffix, \
-    crk_multiply_add64_##suffix, crk_poly_exact64_##suffix, isSimd }
+    crk_multiply_add64_##suffix, crk_poly_exact64_##suffix, crk_poly_exact32_##suffix, isSimd }
 
 CRK_DECLARE(portable)
 static const CRKKernels portableKernels = CRK_TABLE(portable, 0);

@@ -18,8 +18,9 @@
 //  * the file: its length and format; its peak and RMS per channel equal the tap's (the file
 //    stores exactly what was rendered);
 //  * the mix, analytically: each tone's amplitude on each channel, measured with the Goertzel
-//    algorithm over 2 s of the file, is its amplitude × volume × the mixer's pan law (left gain
-//    min(1, 1 − pan), right gain min(1, 1 + pan)) within 0.5 dB, and a tone is absent (below
+//    algorithm over 2 s of the file, is its amplitude × volume × the mixer's pan law (equal power
+//    for mono voices: left cos((1 + pan)·π/4), right cos((1 − pan)·π/4); a balance for stereo
+//    voices: left min(1, 1 − pan), right min(1, 1 + pan)) within 0.5 dB, and a tone is absent (below
 //    -90 dBFS) from a channel nothing routes it to; each channel's RMS is that of the sum of its
 //    tones, √(Σ a²/2), within 0.05 dB.
 //
@@ -70,9 +71,15 @@ struct EngineDemo {
             tone.frequency == eqFrequency ? pow(10, EngineDemo.eqGain / 20) : 1
         }
 
-        /// The mixer's gain for output channel `c` (0 left, 1 right): volume × balance law.
+        /// The mixer's gain for output channel `c` (0 left, 1 right): volume × pan law — equal
+        /// power for a mono voice (1/√2 each side at the centre, as Apple's mixer measures), a
+        /// balance for a stereo one (see AVAudioMixerNode.swift).
         func gain(_ c: Int) -> Double {
-            Double(volume) * Double(c == 0 ? min(1, 1 - pan) : min(1, 1 + pan))
+            let p = Double(pan)
+            if channels.count == 1 {
+                return Double(volume) * max(0, cos((1 + (c == 0 ? p : -p)) * Double.pi / 4))
+            }
+            return Double(volume) * (c == 0 ? min(1, 1 - p) : min(1, 1 + p))
         }
 
         var format: AVAudioFormat {

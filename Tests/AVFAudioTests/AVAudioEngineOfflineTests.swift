@@ -3,6 +3,16 @@ import AVFoundation
 
 /// Helpers for offline engine tests: build, render, measure.
 enum Offline {
+    /// What a centred mono input gets on each side of a stereo mixer output: 1/√2 (−3 dB),
+    /// equal-power, as measured on Apple's engine (sources in AVAudioMixerNode.swift).
+    static let centre: Float = Float(0.5).squareRoot()
+
+    /// Apple's mixer gains for a mono input at `pan` (equal power: cos θ, sin θ, θ = (pan+1)·π/4).
+    static func monoPan(_ pan: Float) -> (left: Float, right: Float) {
+        func side(_ x: Float) -> Float { x >= 2 ? 0 : cos(x * (Float.pi / 4)) }
+        return (side(1 + pan), side(1 - pan))
+    }
+
     static func standard(_ rate: Double = 48_000, _ channels: AVAudioChannelCount = 2) -> AVAudioFormat {
         AVAudioFormat(standardFormatWithSampleRate: rate, channels: channels)!
     }
@@ -82,12 +92,14 @@ enum Offline {
         for (maximum, chunk) in [(1, 1), (37, 37), (512, 512), (4096, 1000)] {
             #expect(try run(maximum: maximum, chunk: chunk) == reference, "maximumFrameCount \(maximum), chunk \(chunk)")
         }
-        // And the mix is what volume, balance-law pan and looping say.
+        // And the mix is what volume, pan and looping say: the mono player pans with equal power
+        // (Apple's law for mono inputs), the stereo player as a balance (unity at centre).
         let ramp = Offline.ramp(5000)
         let loop = Offline.ramp(700)
+        let (gl, gr) = Offline.monoPan(-0.5)                                                   // cos(π/8), sin(π/8)
         #expect(reference[0][122] == loop[122])
-        #expect(abs(reference[0][123 + 10] - (0.5 * ramp[10] + loop[133])) < 1e-6)        // left: 0.5 × min(1, 1.5)
-        #expect(abs(reference[1][123 + 10] - (0.25 * ramp[10] + 0.25 * loop[133])) < 1e-6)  // right: 0.5 × 0.5
+        #expect(abs(reference[0][123 + 10] - (0.5 * gl * ramp[10] + loop[133])) < 1e-6)
+        #expect(abs(reference[1][123 + 10] - (0.5 * gr * ramp[10] + 0.25 * loop[133])) < 1e-6)
     }
 
     @Test func sourceNodeSynthesisesASine() throws {
@@ -109,7 +121,8 @@ enum Offline {
         try engine.start()
         let out = try Offline.render(engine, total: 4800, chunk: 512)
         for i in stride(from: 0, to: 4800, by: 97) {
-            #expect(abs(out[0][i] - Float(0.5 * sin(Double(i) * increment))) < 1e-5)
+            // The mono source enters the stereo mixer at the centre: 1/√2 on each side.
+            #expect(abs(out[0][i] - Offline.centre * Float(0.5 * sin(Double(i) * increment))) < 1e-5)
             #expect(out[1][i] == out[0][i])
         }
     }

@@ -70,7 +70,7 @@ struct AvaudioExamplesTests {
         #expect(run.status == 0, "\(run.stdout)\n\(run.stderr)")
         #expect(run.stdout.contains("all checks passed"))
         #expect(!run.stdout.contains("FAIL"), "\(run.stdout)")
-        #expect(run.stdout.components(separatedBy: "== ").count - 1 == 12, "12 examples ran")
+        #expect(run.stdout.components(separatedBy: "== ").count - 1 == 13, "13 examples ran")
     }
 }
 

@@ -99,7 +99,9 @@ func eventually(seconds: Double = 5, _ condition: () -> Bool) -> Bool {
         try engine.start()
         player.play()
         for k in 0..<4 { scheduleNext.value?(k * 1_000_000) }
-        let finished = withWatchdog("start/pause/stop while streaming") {
+        // (30 s: 60 stop/start round trips each wait for two threads to wake; on a loaded CI
+        // machine that takes seconds. A deadlock never finishes.)
+        let finished = withWatchdog("start/pause/stop while streaming", seconds: 30) {
             for i in 0..<60 {
                 switch i % 3 {
                 case 0: engine.stop()

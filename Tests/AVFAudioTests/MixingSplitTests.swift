@@ -12,7 +12,9 @@ import AVFoundation
 @Suite struct MixingSplitTests {
     /// The slides' graph: player → [mixer bus 0, effect] and effect → mixer bus 1; mixer → main
     /// mixer. The player loops a constant 0.5 (mono), the effect is bypassed (passes its input
-    /// exactly), so each output channel is the sum of the two paths' gains × 0.5.
+    /// exactly), so each output channel is the sum of the two paths' gains × 0.5, a path's gain
+    /// being its volume × the mono pan law (1/√2 at the centre, 1 and 0 at the ends:
+    /// `Offline.monoPan`, Apple's equal-power law for mono inputs).
     final class Rig {
         let engine = AVAudioEngine()
         let player = AVAudioPlayerNode()
@@ -51,13 +53,14 @@ import AVFoundation
     @Test func theSlidesSequence() throws {
         let rig = try Rig()
         let (player, mixer, engine) = (rig.player, rig.mixer, rig.engine)
+        let c = Offline.centre
         var level = try rig.level()
-        #expect(Self.near(level, 1, 1), "both paths at unity: \(level)")
+        #expect(Self.near(level, 2 * 0.5 * c, 2 * 0.5 * c), "both paths at unity volume, centred: \(level)")
 
         // "set player's global mixing setting": both paths, the one through the effect too.
         player.volume = 0.5
         level = try rig.level()
-        #expect(Self.near(level, 0.5, 0.5), "player.volume = 0.5 on both paths: \(level)")
+        #expect(Self.near(level, 2 * 0.25 * c, 2 * 0.25 * c), "player.volume = 0.5 on both paths: \(level)")
 
         // "override mixing settings of mixer bus0" and "of mixer bus1" (bus 1 is reached through the effect).
         let destination0 = try #require(player.destination(forMixer: mixer, bus: 0))
@@ -87,14 +90,14 @@ import AVFoundation
         let renewed = try #require(player.destination(forMixer: mixer, bus: 1))
         #expect(renewed.volume == 0.5 && renewed.pan == 0)
         level = try rig.level()
-        #expect(Self.near(level, 0.4 + 0.25, 0.25), "\(level)")
+        #expect(Self.near(level, 0.4 + 0.25 * c, 0.25 * c), "\(level)")
 
         // A source property set later overrides that property on every connection (pan stays).
         player.volume = 1
         #expect(player.destination(forMixer: mixer, bus: 0)?.volume == 1)
         #expect(player.destination(forMixer: mixer, bus: 0)?.pan == -1)
         level = try rig.level()
-        #expect(Self.near(level, 0.5 + 0.5, 0.5), "\(level)")
+        #expect(Self.near(level, 0.5 + 0.5 * c, 0.5 * c), "\(level)")
     }
 
     /// Every property of a destination is derived from the source node until set on it; setting

@@ -115,8 +115,18 @@ import Testing
         mode.value = 2
         #expect(mode.string(fromValue: nil) == "High")
         #expect(mode.value(from: "Low") == 0)
+        // strings name the values from minValue up
+        let octave = AUParameterTree.createParameter(withIdentifier: "octave", name: "Octave", address: 6, min: -1, max: 1,
+                                                     unit: .indexed, unitName: nil, valueStrings: ["Down", "Same", "Up"],
+                                                     dependentParameters: nil)
+        var up: AUValue = 1
+        #expect(octave.string(fromValue: &up) == "Up")
+        #expect(octave.value(from: "Down") == -1)
         let gain = Self.makeParameter("gain", address: 0)
         #expect(gain.value(from: "0.5") == 0.5)
+        // "If value is nil, ... the current value": the implementation's, when it supplies values
+        gain.implementorValueProvider = { _ in 0.375 }
+        #expect(gain.string(fromValue: nil) == "0.375")
         // Apple: "The default implementation simply returns displayName."
         let long = AUParameterTree.createParameter(withIdentifier: "cutoff", name: "Cutoff Frequency", address: 1, min: 0, max: 1,
                                                    unit: .hertz, unitName: nil, valueStrings: nil, dependentParameters: nil)
@@ -187,6 +197,44 @@ import Testing
         #expect(events.first?.1 == 13)
         #expect(events.first?.2 == false)   // the notifier's thread, not the main thread
         #expect(implementorCalls.withLock { $0 } == 0)
+    }
+
+    /// AUParameters.h: removing an observer "will block until any callbacks currently in flight
+    /// have completed" — so what the observer captured may be torn down right after.
+    @Test func removingWaitsForACallInProgress() throws {
+        let gain = Self.makeParameter("gain", address: 0)
+        let entered = DispatchSemaphore(value: 0)
+        let finished = Locked(false)
+        let token = gain.token(byAddingParameterObserver: { _, _ in
+            entered.signal()
+            usleep(100_000)
+            finished.withLock { $0 = true }
+        })
+        Thread { gain.value = 0.5 }.start()
+        #expect(entered.wait(timeout: .now() + 5) == .success)
+        gain.removeParameterObserver(token)
+        #expect(finished.withLock { $0 })
+        gain.value = 0.25     // removed: not called again (it would signal `entered`)
+        #expect(entered.wait(timeout: .now() + 0.05) == .timedOut)
+    }
+
+    /// An observer that removes itself from inside its call does not deadlock (Apple's does).
+    @Test func anObserverMayRemoveItself() {
+        let gain = Self.makeParameter("gain", address: 0)
+        let calls = Locked(0)
+        let token = Locked<AUParameterObserverToken?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        token.withLock { $0 = gain.token(byAddingParameterObserver: { _, _ in
+            calls.withLock { $0 += 1 }
+            if let t = token.withLock({ $0 }) { gain.removeParameterObserver(t) }
+        }) }
+        Thread {
+            gain.value = 0.5
+            gain.value = 0.75
+            finished.signal()
+        }.start()
+        #expect(finished.wait(timeout: .now() + 5) == .success)
+        #expect(calls.withLock { $0 } == 1)
     }
 
     /// Observers added and removed while other threads set values: no crash, no deadlock, every

@@ -64,3 +64,17 @@ import Testing
                 == [0, 1, 2, 3, 4, 5, 6, 7])
     }
 }
+
+/// The built-in units' parameter IDs, as AudioUnitParameters.h defines them, visible with
+/// `import AudioToolbox` alone.
+@Suite struct BuiltInParameterIDTests {
+    @Test func parameterIDsAreApples() {
+        #expect([kDelayParam_WetDryMix, kDelayParam_DelayTime, kDelayParam_Feedback, kDelayParam_LopassCutoff] == [0, 1, 2, 3])
+        #expect([kNewTimePitchParam_Rate, kNewTimePitchParam_Pitch, kNewTimePitchParam_Smoothness,
+                 kNewTimePitchParam_EnableSpectralCoherence, kNewTimePitchParam_EnableTransientPreservation] == [0, 1, 4, 6, 7])
+        #expect(kNewTimePitchParam_Overlap == kNewTimePitchParam_Smoothness)
+        #expect(kNewTimePitchParam_EnablePeakLocking == kNewTimePitchParam_EnableSpectralCoherence)
+        #expect([kVarispeedParam_PlaybackRate, kVarispeedParam_PlaybackCents] == [0, 1])
+        #expect(kAUNBandEQParam_Frequency + 3 == 3003)
+    }
+}

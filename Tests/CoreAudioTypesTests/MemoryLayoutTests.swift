@@ -54,7 +54,7 @@ import Foundation
 
     @Test func fourCharCodes() {
         #expect(kAudioFormatLinearPCM == fourCharCode("lpcm"))
-        #expect(kAudioFileInvalidFileError == OSStatus(bitPattern: fourCharCode("dta?")))
+        #expect(kAudio_BadFilePathError == OSStatus(bitPattern: fourCharCode("!pth")))
         #expect(fourCharCodeString(kAudioFormatULaw) == "'ulaw'")
         #expect(AudioChannelLayoutTag_GetNumberOfChannels((101 << 16) | 2) == 2)
     }

@@ -6,6 +6,8 @@
 // types, manufacturer and four-character codes are Apple's; the tags are the system tags an
 // audio-unit host shows them under.
 
+import Synchronization
+
 // Standard audio unit types, as `AVAudioUnitComponent.typeName` returns them.
 public let AVAudioUnitTypeOutput = "Output"
 public let AVAudioUnitTypeMusicDevice = "MusicDevice"
@@ -37,10 +39,10 @@ open class AVAudioUnitComponent: NSObject {
     private let systemTags: [String]
     private var userTags: [String] = []
 
-    init(name: String, description: AudioComponentDescription, tags: [String], version: Int = 0x0001_0000) {
+    init(name: String, description: AudioComponentDescription, tags: [String], version: Int = 0x0001_0000, manufacturerName: String? = nil) {
         self.name = name
-        manufacturerName = description.componentManufacturer == kAudioUnitManufacturer_Apple
-            ? AVAudioUnitManufacturerNameApple : fourCharCodeString(description.componentManufacturer)
+        self.manufacturerName = manufacturerName ?? (description.componentManufacturer == kAudioUnitManufacturer_Apple
+            ? AVAudioUnitManufacturerNameApple : fourCharCodeString(description.componentManufacturer))
         audioComponentDescription = description
         self.version = version
         systemTags = tags
@@ -136,15 +138,40 @@ open class AVAudioUnitComponent: NSObject {
 
 /// Finds the audio units this library provides.
 open class AVAudioUnitComponentManager: NSObject {
-    /// Posted when the list of components changes (never: the built-in list is fixed).
+    /// Posted when the list of components changes (`AUAudioUnit.registerSubclass`).
     public static let registrationsChangedNotification = NSNotification.Name("AVAudioUnitComponentManagerRegistrationsChangedNotification")
 
     private static let sharedManager = AVAudioUnitComponentManager(components: AVAudioUnitComponentManager.builtIn())
-    private let all: [AVAudioUnitComponent]
+    private let builtIns: [AVAudioUnitComponent]
+    /// Components of registered subclasses, made once per registration (user tags stay with them).
+    private let registered = Mutex<[AVAudioUnitComponent]>([])
 
     private init(components: [AVAudioUnitComponent]) {
-        all = components
+        builtIns = components
         super.init()
+    }
+
+    /// The built-in components and those of `AUAudioUnit.registerSubclass(_:as:name:version:)`
+    /// (a registration replaces a built-in component with the same codes).
+    private var all: [AVAudioUnitComponent] {
+        let units = AUAudioUnit.registeredUnits
+        let extra: [AVAudioUnitComponent] = registered.withLock { cache in
+            cache.removeAll { c in !units.contains { $0.description.matchesExactly(c.audioComponentDescription) && $0.version == UInt32(c.version) } }
+            for u in units where !cache.contains(where: { $0.audioComponentDescription.matchesExactly(u.description) }) {
+                let parts = u.name.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                let tags: [String]
+                switch u.description.componentType {
+                case kAudioUnitType_Effect, kAudioUnitType_MusicEffect: tags = ["Effects"]
+                case kAudioUnitType_FormatConverter: tags = ["Time Effect"]
+                case kAudioUnitType_MusicDevice: tags = ["Synthesizer"]
+                default: tags = []
+                }
+                cache.append(AVAudioUnitComponent(name: parts.count == 2 ? parts[1] : u.name, description: u.description, tags: tags,
+                                                  version: Int(u.version), manufacturerName: parts.count == 2 ? parts[0] : nil))
+            }
+            return cache
+        }
+        return builtIns.filter { b in !extra.contains { $0.audioComponentDescription.matchesExactly(b.audioComponentDescription) } } + extra
     }
 
     /// The shared component manager.

@@ -13,14 +13,8 @@
 import Synchronization
 import AudioKernels
 
-/// Apple's parameter IDs of the time-pitch unit (AudioUnitParameters.h).
-public let kNewTimePitchParam_Rate: AudioUnitParameterID = 0
-public let kNewTimePitchParam_Pitch: AudioUnitParameterID = 1
-public let kNewTimePitchParam_Overlap: AudioUnitParameterID = 4
-public let kNewTimePitchParam_Smoothness: AudioUnitParameterID = kNewTimePitchParam_Overlap
-public let kNewTimePitchParam_EnablePeakLocking: AudioUnitParameterID = 6
-public let kNewTimePitchParam_EnableSpectralCoherence: AudioUnitParameterID = kNewTimePitchParam_EnablePeakLocking
-public let kNewTimePitchParam_EnableTransientPreservation: AudioUnitParameterID = 7
+// Apple's parameter IDs of this unit (`kNewTimePitchParam_*`) are AudioToolbox's
+// (Sources/AudioToolbox/AudioUnitParameters.swift).
 
 /// A time effect that changes the playback rate and the pitch independently.
 open class AVAudioUnitTimePitch: AVAudioUnitTimeEffect {
@@ -87,12 +81,24 @@ open class AVAudioUnitTimePitch: AVAudioUnitTimeEffect {
 /// The time-pitch unit's render object: a TimeStretcher per format.
 final class TimePitchRenderer: TimeEffectRenderer {
     /// Current parameter values (any thread writes, the control side reads them for a new DSP).
-    private let values = UnsafeMutablePointer<Atomic<UInt32>>.allocate(capacity: 8)
+    private let values: UnsafeMutablePointer<Atomic<UInt32>>
 
-    override init() {
+    init() {
+        let values = UnsafeMutablePointer<Atomic<UInt32>>.allocate(capacity: 8)
         let defaults: [Float] = [1, 0, 0, 0, 8, 0, 1, 1]
         for i in 0..<8 { (values + i).initialize(to: Atomic(defaults[i].bitPattern)) }
-        super.init()
+        self.values = values
+        super.init(makeDSP: { sampleRate, channels, maximumFrames in
+            func value(_ id: AudioUnitParameterID) -> AUValue { Float(bitPattern: values[Int(id)].load(ordering: .relaxed)) }
+            let s = TimeStretcher(sampleRate: sampleRate, channels: channels, maximumOutputFrames: maximumFrames)
+            s.setRate(Double(value(kNewTimePitchParam_Rate)))
+            s.setPitchScale(pow(2, Double(value(kNewTimePitchParam_Pitch)) / 1200))
+            s.setOverlap(Double(value(kNewTimePitchParam_Overlap)))
+            s.peakLocking = value(kNewTimePitchParam_EnablePeakLocking) >= 0.5
+            s.preservesTransients = value(kNewTimePitchParam_EnableTransientPreservation) >= 0.5
+            s.reset()
+            return DSP(s)
+        })
     }
 
     deinit {
@@ -104,64 +110,56 @@ final class TimePitchRenderer: TimeEffectRenderer {
         if address < 8 { values[Int(address)].store(value.bitPattern, ordering: .relaxed) }
         super.schedule(address: address, value: value, at: time, ramp: ramp)
     }
+}
 
-    private func value(_ id: AudioUnitParameterID) -> AUValue { Float(bitPattern: values[Int(id)].load(ordering: .relaxed)) }
+extension TimePitchRenderer {
+    /// The DSP of one format: a TimeStretcher.
+    final class DSP: TimeEffectDSP {
+        let s: TimeStretcher
+        init(_ s: TimeStretcher) { self.s = s }
 
-    override func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject {
-        let s = TimeStretcher(sampleRate: sampleRate, channels: channels, maximumOutputFrames: maximumFrames)
-        s.setRate(Double(value(kNewTimePitchParam_Rate)))
-        s.setPitchScale(pow(2, Double(value(kNewTimePitchParam_Pitch)) / 1200))
-        s.setOverlap(Double(value(kNewTimePitchParam_Overlap)))
-        s.peakLocking = value(kNewTimePitchParam_EnablePeakLocking) >= 0.5
-        s.preservesTransients = value(kNewTimePitchParam_EnableTransientPreservation) >= 0.5
-        s.reset()
-        return s
-    }
+        var latencyFrames: Int { s.latencyFrames }
 
-    override func latencyFrames(of dsp: AnyObject) -> Int { unsafeDowncast(dsp, to: TimeStretcher.self).latencyFrames }
-
-    override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {
-        let s = unsafeDowncast(dsp, to: TimeStretcher.self)
-        switch address {
-        case AUParameterAddress(kNewTimePitchParam_Rate): s.setRate(Double(value))
-        case AUParameterAddress(kNewTimePitchParam_Pitch): s.setPitchScale(pow(2, Double(value) / 1200))
-        case AUParameterAddress(kNewTimePitchParam_Overlap): s.setOverlap(Double(value))
-        case AUParameterAddress(kNewTimePitchParam_EnablePeakLocking): s.peakLocking = value >= 0.5
-        case AUParameterAddress(kNewTimePitchParam_EnableTransientPreservation): s.preservesTransients = value >= 0.5
-        default: break
-        }
-    }
-
-    override func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
-        let s = unsafeDowncast(dsp, to: TimeStretcher.self)
-        if changes.isEmpty { return s.inputFramesNeeded(forOutputFrames: frames) }
-        // Changes midway: the input at the highest rate in the cycle, plus half a window for the
-        // analysis hops the new settings may take (the hop never exceeds N/4, and the pitch
-        // resampler glides over one hop); what is not used waits in the stretcher's FIFO.
-        var highest = s.rate
-        var i = 0
-        while i < changes.count {
-            if changes[i].address == AUParameterAddress(kNewTimePitchParam_Rate) {
-                highest = max(highest, min(max(Double(changes[i].value), 1.0 / 32), 32))
+        func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
+            switch address {
+            case AUParameterAddress(kNewTimePitchParam_Rate): s.setRate(Double(value))
+            case AUParameterAddress(kNewTimePitchParam_Pitch): s.setPitchScale(pow(2, Double(value) / 1200))
+            case AUParameterAddress(kNewTimePitchParam_Overlap): s.setOverlap(Double(value))
+            case AUParameterAddress(kNewTimePitchParam_EnablePeakLocking): s.peakLocking = value >= 0.5
+            case AUParameterAddress(kNewTimePitchParam_EnableTransientPreservation): s.preservesTransients = value >= 0.5
+            default: break
             }
-            i += 1
         }
-        let margin = Int((Double(frames) * (highest - s.rate)).rounded(.up)) + s.fftSize / 2
-        return s.inputFramesNeeded(forOutputFrames: frames, margin: margin)
-    }
 
-    override func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int {
-        unsafeDowncast(dsp, to: TimeStretcher.self).maximumInputFrames(forOutputFrames: frames)
-    }
+        func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+            if changes.isEmpty { return s.inputFramesNeeded(forOutputFrames: frames) }
+            // Changes midway: the input at the highest rate in the cycle, plus half a window for the
+            // analysis hops the new settings may take (the hop never exceeds N/4, and the pitch
+            // resampler glides over one hop); what is not used waits in the stretcher's FIFO.
+            var highest = s.rate
+            var i = 0
+            while i < changes.count {
+                if changes[i].address == AUParameterAddress(kNewTimePitchParam_Rate) {
+                    highest = max(highest, min(max(Double(changes[i].value), 1.0 / 32), 32))
+                }
+                i += 1
+            }
+            let margin = Int((Double(frames) * (highest - s.rate)).rounded(.up)) + s.fftSize / 2
+            return s.inputFramesNeeded(forOutputFrames: frames, margin: margin)
+        }
 
-    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {
-        let s = unsafeDowncast(dsp, to: TimeStretcher.self)
-        state.bind(input, output, offset: offset)
-        s.process(input: input == nil ? nil : UnsafePointer(state.inputPointers), inputFrames: input?.frames ?? 0,
-                  output: UnsafePointer(state.outputPointers), outputFrames: frames)
-    }
+        func maximumInputFrames(_ frames: Int) -> Int {
+            s.maximumInputFrames(forOutputFrames: frames)
+        }
 
-    override func reset(dsp: AnyObject) {
-        unsafeDowncast(dsp, to: TimeStretcher.self).reset()
+        func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State) {
+            state.bind(input, output, offset: offset)
+            s.process(input: input == nil ? nil : UnsafePointer(state.inputPointers), inputFrames: input?.frames ?? 0,
+                      output: UnsafePointer(state.outputPointers), outputFrames: frames)
+        }
+
+        func reset() {
+            s.reset()
+        }
     }
 }

@@ -15,9 +15,8 @@
 import Synchronization
 import AudioKernels
 
-/// Apple's parameter IDs of the varispeed unit (AudioUnitParameters.h).
-public let kVarispeedParam_PlaybackRate: AudioUnitParameterID = 0
-public let kVarispeedParam_PlaybackCents: AudioUnitParameterID = 1
+// Apple's parameter IDs of this unit (`kVarispeedParam_*`) are AudioToolbox's
+// (Sources/AudioToolbox/AudioUnitParameters.swift).
 
 /// A time effect that changes the playback rate, and with it the pitch.
 open class AVAudioUnitVarispeed: AVAudioUnitTimeEffect {
@@ -67,7 +66,7 @@ open class AVAudioUnitVarispeed: AVAudioUnitTimeEffect {
 /// The varispeed's render object: a variable-ratio SampleRateConverter per format.
 final class VarispeedRenderer: TimeEffectRenderer {
     /// The DSP of one format.
-    final class DSP {
+    final class DSP: TimeEffectDSP {
         let converter: SampleRateConverter
         let channels: Int
         let defaultRamp: Int
@@ -107,11 +106,21 @@ final class VarispeedRenderer: TimeEffectRenderer {
     }
 
     /// Rate the next DSP starts at (control side: the unit's current value).
-    private let initialRate = Atomic<UInt32>(Float(1).bitPattern)
+    final class InitialRate { let bits = Atomic<UInt32>(Float(1).bitPattern) }
+    private let initialRate: InitialRate
+
+    init() {
+        let initialRate = InitialRate()
+        self.initialRate = initialRate
+        super.init(makeDSP: { sampleRate, channels, maximumFrames in
+            DSP(sampleRate: sampleRate, channels: channels, rate: Double(Float(bitPattern: initialRate.bits.load(ordering: .relaxed))),
+                maximumFrames: maximumFrames)
+        })
+    }
 
     override func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
         let rate = VarispeedRenderer.rate(address: address, value: value)
-        initialRate.store(Float(rate).bitPattern, ordering: .relaxed)
+        initialRate.bits.store(Float(rate).bitPattern, ordering: .relaxed)
         super.schedule(address: address, value: value, at: time, ramp: ramp)
     }
 
@@ -119,23 +128,22 @@ final class VarispeedRenderer: TimeEffectRenderer {
         let r = address == AUParameterAddress(kVarispeedParam_PlaybackCents) ? pow(2, Double(value) / 1200) : Double(value)
         return Swift.min(4, Swift.max(0.25, r.isFinite ? r : 1))
     }
+}
 
-    override func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject {
-        DSP(sampleRate: sampleRate, channels: channels, rate: Double(Float(bitPattern: initialRate.load(ordering: .relaxed))),
-            maximumFrames: maximumFrames)
-    }
+extension VarispeedRenderer.DSP {
+    var latencyFrames: Int { 0 }
 
-    override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {
+    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
         guard address <= 1 else { return }
-        let d = unsafeDowncast(dsp, to: DSP.self)
+        let d = self
         let rate = VarispeedRenderer.rate(address: address, value: value)
         if rate == d.rate { return }
         d.rate = rate
         d.converter.setRatio(1 / rate, rampFrames: ramp > 0 ? ramp : d.defaultRamp)
     }
 
-    override func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
-        let d = unsafeDowncast(dsp, to: DSP.self)
+    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+        let d = self
         let need = d.converter.inputFramesNeeded(forOutputFrames: frames)
         if changes.isEmpty { return max(0, need - d.fifoCount) }
         // Changes midway: at most the frames at the highest rate in the cycle (a glide stays
@@ -153,12 +161,12 @@ final class VarispeedRenderer: TimeEffectRenderer {
         return max(0, need + margin - d.fifoCount)
     }
 
-    override func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int {
-        VarispeedRenderer.maximumInput(frames, unsafeDowncast(dsp, to: DSP.self).converter)
+    func maximumInputFrames(_ frames: Int) -> Int {
+        VarispeedRenderer.maximumInput(frames, converter)
     }
 
-    override func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {
-        let d = unsafeDowncast(dsp, to: DSP.self)
+    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State) {
+        let d = self
         // The converter reads the new input in place while nothing is left over from earlier
         // (the usual case: it takes in all it is given); otherwise the input joins the FIFO.
         let direct = d.fifoCount == 0 && input.map { $0.frames > 0 } == true
@@ -196,8 +204,8 @@ final class VarispeedRenderer: TimeEffectRenderer {
         d.fifoCount = min(left, d.fifoCapacity)
     }
 
-    override func reset(dsp: AnyObject) {
-        let d = unsafeDowncast(dsp, to: DSP.self)
+    func reset() {
+        let d = self
         d.converter.reset()
         d.converter.setRatio(1 / d.rate, rampFrames: 0)
         d.fifoCount = 0

@@ -31,36 +31,61 @@ class EffectKernel {
     var tailTime: TimeInterval { 0 }
 }
 
-/// A parameter change on its way to the render thread.
-struct ParameterEvent {
-    /// Absolute sample time on the node's timeline, or `AUEventSampleTimeImmediate` + offset,
-    /// or a host time marked with `hostTimeFlag`.
-    var time: AUEventSampleTime
-    var address: AUParameterAddress
-    var value: AUValue
-    var ramp: AUAudioFrameCount
-
-    /// The event's absolute sample time, for a cycle starting at `cycleStart` (sample time) and
-    /// `hostTime`, at the node's `sampleRate`.
+extension EffectKernel {
+    /// Processes one cycle of `frames` frames that starts at sample time `start`, applying each
+    /// event of `events` (Apple's render-event list, in time order) at its frame: the cycle is
+    /// processed in segments between events. This is the one split loop of every built-in
+    /// effect, in the engine (EffectRenderer) and behind its AUAudioUnit's internal render block.
+    /// `input`/`output` hold the channels' base pointers (they may be the same memory);
+    /// `inputSegment`/`outputSegment` are scratch arrays of `channels` pointers. Render thread.
     @inline(__always)
-    func sampleTime(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) -> Int64 {
-        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
-            return cycleStart + (time &- AUEventSampleTimeImmediate)
+    final func render(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
+                      channels: Int, frames: Int, start: Int64, events: UnsafePointer<AURenderEvent>?,
+                      inputSegment: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+                      outputSegment: UnsafeMutablePointer<UnsafeMutablePointer<Float>>) {
+        var event = events
+        var done = 0
+        while done < frames {
+            // Apply every event due at or before this frame; the next one bounds the segment.
+            while let e = event, e.pointee.head.eventSampleTime <= start + Int64(done) {
+                apply(e)
+                event = UnsafePointer(e.pointee.head.next)
+            }
+            let end = event.map { min(frames, Int($0.pointee.head.eventSampleTime - start)) } ?? frames
+            for c in 0..<channels {
+                inputSegment[c] = input[c] + done
+                outputSegment[c] = output[c] + done
+            }
+            process(input: UnsafePointer(inputSegment), output: UnsafePointer(outputSegment), channels: channels, frames: end - done)
+            done = end
         }
-        if time & hostTimeFlag != 0 && time > 0 {
-            let host = UInt64(time & ~hostTimeFlag)
-            let seconds = (Double(host) - Double(hostTime)) * 1e-9
-            return cycleStart + Int64((seconds * sampleRate).rounded())
+    }
+
+    /// Applies one parameter event (other event types are not for effects).
+    @inline(__always)
+    final func apply(_ e: UnsafePointer<AURenderEvent>) {
+        let type = e.pointee.head.eventType
+        if type == .parameter || type == .parameterRamp {
+            setParameter(e.pointee.parameter.parameterAddress, e.pointee.parameter.value, rampFrames: Int(e.pointee.parameter.rampDurationSampleFrames))
         }
-        return time
+    }
+
+    /// Applies every event of a list at once (a bypassed cycle).
+    @inline(__always)
+    final func apply(_ events: UnsafePointer<AURenderEvent>?) {
+        var event = events
+        while let e = event {
+            apply(e)
+            event = UnsafePointer(e.pointee.head.next)
+        }
     }
 }
 
 final class EffectRenderer: NodeRenderer {
     let makeKernel: EffectKernelFactory
     weak var unit: AVAudioUnit?
-    private let events = SPSCQueue<ParameterEvent>(capacity: 4096)
-    private var pending: ParameterEvent?
+    /// Parameter events from any thread, in time order (shared with the node's AUAudioUnit).
+    let scheduler = RenderEventScheduler()
     private let bypassFlag = Atomic<Bool>(false)
     /// The kernel of the current format (control side) and its format.
     private var kernel: EffectKernel?
@@ -79,9 +104,9 @@ final class EffectRenderer: NodeRenderer {
     var latencyFrames: Int { latency.load(ordering: .relaxed) }
     var tailTime: TimeInterval { kernel?.tailTime ?? 0 }
 
-    /// Any thread: queue a parameter change (dropped, never blocking, if 4096 are already queued).
+    /// Any thread: queue a parameter change (dropped and counted, never blocking, when full).
     func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
-        events.push(ParameterEvent(time: time, address: address, value: value, ramp: ramp))
+        scheduler.schedule(address: address, value: value, at: time, ramp: ramp)
     }
 
     /// The kernel for a format (created with the unit's current parameter values, or reused).
@@ -102,16 +127,23 @@ final class EffectRenderer: NodeRenderer {
         /// The node's sample rate (host-time events convert with it; `cycle.sampleRate` is the
         /// engine output's, which a node upstream of a mixer's rate conversion does not run at).
         let sampleRate: Double
+        /// Channel pointers: the cycle's buffers, and the segments the kernel processes.
+        let inputBase: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        let outputBase: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         init(kernel: EffectKernel, channels: Int, sampleRate: Double) {
             self.kernel = kernel
             self.channels = channels
             self.sampleRate = sampleRate
+            inputBase = .allocate(capacity: max(1, channels))
+            outputBase = .allocate(capacity: max(1, channels))
             inputPointers = .allocate(capacity: max(1, channels))
             outputPointers = .allocate(capacity: max(1, channels))
         }
         deinit {
+            inputBase.deallocate()
+            outputBase.deallocate()
             inputPointers.deallocate()
             outputPointers.deallocate()
         }
@@ -138,46 +170,22 @@ final class EffectRenderer: NodeRenderer {
             for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
         }
         let source = input ?? output
+        scheduler.collect(cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate)
+        let events = scheduler.eventList(before: start + Int64(frames), cycleStart: start)
         if isBypassed {
             if input != nil { output.copy(from: source, frames: frames) }
-            drainEvents(upTo: start + Int64(frames), cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate, kernel: kernel)
+            kernel.apply(events)
             output.frames = frames
             return
         }
-        var done = 0
-        while done < frames {
-            // Apply every event due at or before this position; find the next boundary.
-            let next = applyDueEvents(at: start + Int64(done), cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate, kernel: kernel)
-            let n = min(frames - done, next.map { Int($0 - (start + Int64(done))) } ?? frames - done)
-            for c in 0..<channels {
-                state.inputPointers[c] = source.channels[min(c, source.channelCount - 1)] + done
-                state.outputPointers[c] = output.channels[c] + done
-            }
-            kernel.process(input: UnsafePointer(state.inputPointers), output: UnsafePointer(state.outputPointers), channels: channels, frames: n)
-            done += n
+        for c in 0..<channels {
+            state.inputBase[c] = source.channels[min(c, source.channelCount - 1)]
+            state.outputBase[c] = output.channels[c]
         }
+        kernel.render(input: UnsafePointer(state.inputBase), output: UnsafePointer(state.outputBase), channels: channels, frames: frames,
+                      start: start, events: events, inputSegment: state.inputPointers, outputSegment: state.outputPointers)
         output.frames = frames
         output.isSilent = false
-    }
-
-    /// Applies queued events whose time is ≤ `position`; returns the time of the next queued event
-    /// that lies beyond `position` (within reach of this cycle), or nil.
-    private func applyDueEvents(at position: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) -> Int64? {
-        while true {
-            if pending == nil { pending = events.pop() }
-            guard let e = pending else { return nil }
-            let t = e.sampleTime(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
-            if t <= position {
-                kernel.setParameter(e.address, e.value, rampFrames: Int(e.ramp))
-                pending = nil
-                continue
-            }
-            return t
-        }
-    }
-
-    private func drainEvents(upTo end: Int64, cycleStart: Int64, hostTime: UInt64, sampleRate: Double, kernel: EffectKernel) {
-        _ = applyDueEvents(at: end, cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate, kernel: kernel)
     }
 
     /// Control side: the kernel clears its state at the start of the next cycle (never while

@@ -9,7 +9,9 @@
 // DESIGN NOTE — sample-accurate parameter changes in a node that changes time
 // ---------------------------------------------------------------------------
 // Parameter events are stamped with sample times on the node's *output* timeline. At the start
-// of a cycle (`beginCycle`, called from `inputFrames`), events due at the cycle's first frame are
+// of a cycle (`beginCycle`, called from `inputFrames`), the unit's RenderEventScheduler (the one
+// scheduler of every audio unit, RenderEventScheduler.swift) hands over the events due in the
+// cycle as Apple's AURenderEvent list, in time order; those due at the cycle's first frame are
 // applied, and those due later in the cycle are moved to `changes` with their offset. `render`
 // then processes the cycle in segments — [0, k1), apply the change at k1, [k1, k2), ... — so a
 // change takes effect at exactly the output frame it was scheduled for (for the varispeed, whose
@@ -27,18 +29,44 @@
 // outputs silence.
 //
 // The DSP object of a format (sample rate, channel count, maximum frames) is created on the
-// control side and carried over from plan to plan while the format stays the same, with its
+// control side by the factory each time effect passes in (a `TimeEffectDSP`: typed, no abstract
+// hooks to override) and carried over from plan to plan while the format stays the same, with its
 // streaming state.
 import Synchronization
 
 /// What an AVAudioUnit needs from its render object: parameter events, bypass, latency.
 protocol AudioUnitRenderer: AnyObject {
+    /// The render object's event scheduler (the node's AUAudioUnit schedules into it).
+    var scheduler: RenderEventScheduler { get }
     func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount)
     var isBypassed: Bool { get set }
     var latencyFrames: Int { get }
 }
 
 extension EffectRenderer: AudioUnitRenderer {}
+
+/// The DSP of a time effect for one format (sample rate, channel count, maximum frames): made on
+/// the control side by the renderer's factory, used on the render thread (no allocation, locks or
+/// I/O), carried over from plan to plan while the format stays the same.
+protocol TimeEffectDSP: AnyObject {
+    /// Frames by which the output lags the input.
+    var latencyFrames: Int { get }
+    /// Applies a parameter change, gliding over `ramp` frames (0: the unit's default).
+    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int)
+    /// Input frames needed for `frames` output frames, given the parameter changes that will be
+    /// applied during them (an upper bound when there are some: the DSP keeps unconsumed input).
+    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int
+    /// Upper bound of `inputFrames` (control side, buffer sizing).
+    func maximumInputFrames(_ frames: Int) -> Int
+    /// Takes in `input` (nil: nothing new this call — a later segment of a cycle) and writes
+    /// `frames` frames into `output` from frame `offset`.
+    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State)
+    /// Forgets the stream.
+    func reset()
+}
+
+/// Makes the DSP for (sample rate, channels, maximum frames) with the unit's current parameter values.
+typealias TimeEffectDSPFactory = (_ sampleRate: Double, _ channels: Int, _ maximumFrames: Int) -> TimeEffectDSP
 
 /// A parameter change due inside the current cycle, `offset` output frames after its start.
 struct TimeEffectChange {
@@ -49,12 +77,12 @@ struct TimeEffectChange {
 }
 
 class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
-    private let events = SPSCQueue<ParameterEvent>(capacity: 4096)
+    /// Parameter events from any thread, in time order (shared with the node's AUAudioUnit).
+    let scheduler = RenderEventScheduler()
     /// Changes due later in the current cycle (render thread), in time order.
     private let changeCapacity = 4096
     private let changes: UnsafeMutablePointer<TimeEffectChange>
     private var changeCount = 0
-    private var pending: ParameterEvent?
     private let bypassFlag = Atomic<Bool>(false)
     private let resetRequested = Atomic<Bool>(false)
     private let latency = Atomic<Int>(0)
@@ -67,10 +95,12 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     private var cycleRate: Double = 44_100
     private var consumed: Int64 = 0
     /// Control side: the DSP object of the current format and its key.
-    private var dsp: AnyObject?
+    private var dsp: TimeEffectDSP?
     private var dspKey: (rate: Double, channels: Int, frames: Int)?
+    private let makeDSP: TimeEffectDSPFactory
 
-    override init() {
+    init(makeDSP: @escaping TimeEffectDSPFactory) {
+        self.makeDSP = makeDSP
         changes = .allocate(capacity: changeCapacity)
         super.init()
     }
@@ -86,39 +116,19 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     /// Any thread: queue a parameter change (applied at the start of the next cycle that reaches it).
     func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) {
-        events.push(ParameterEvent(time: time, address: address, value: value, ramp: ramp))
+        scheduler.schedule(address: address, value: value, at: time, ramp: ramp)
     }
-
-    // MARK: subclass hooks
-
-    /// Control side: a DSP object for the format, with the unit's current parameter values.
-    func makeDSP(sampleRate: Double, channels: Int, maximumFrames: Int) -> AnyObject { fatalError("subclass") }
-    /// The DSP object's latency in frames.
-    func latencyFrames(of dsp: AnyObject) -> Int { 0 }
-    /// Render thread: apply a parameter change, gliding over `ramp` frames (0: the unit's default).
-    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int, dsp: AnyObject) {}
-    /// Input frames the DSP needs for `frames` output frames (render thread), given the
-    /// parameter changes that will be applied during them (an upper bound when there are some:
-    /// the DSP keeps unconsumed input for the next cycle).
-    func inputFrames(_ frames: Int, dsp: AnyObject, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int { frames }
-    /// Upper bound of `inputFrames` (control side, buffer sizing).
-    func maximumInputFrames(_ frames: Int, dsp: AnyObject) -> Int { frames }
-    /// Render thread: take in `input` (nil: nothing new this call — a later segment of a cycle)
-    /// and write `frames` frames into `output` from frame `offset`.
-    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, dsp: AnyObject, state: State) {}
-    /// Render thread: forget the stream.
-    func reset(dsp: AnyObject) {}
 
     // MARK: plan state
 
     final class State {
-        let dsp: AnyObject
+        let dsp: TimeEffectDSP
         let channels: Int
         /// The node's sample rate (its output format's; host-time events convert with it).
         let sampleRate: Double
         let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-        init(dsp: AnyObject, channels: Int, sampleRate: Double) {
+        init(dsp: TimeEffectDSP, channels: Int, sampleRate: Double) {
             self.dsp = dsp
             self.channels = channels
             self.sampleRate = sampleRate
@@ -143,14 +153,14 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        let object: AnyObject
+        let object: TimeEffectDSP
         if let dsp, let key = dspKey, key.rate == format.sampleRate, key.channels == channels, key.frames >= maximumFrames {
             object = dsp
         } else {
-            object = makeDSP(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames)
+            object = makeDSP(format.sampleRate, channels, maximumFrames)
             dsp = object
             dspKey = (format.sampleRate, channels, maximumFrames)
-            latency.store(latencyFrames(of: object), ordering: .relaxed)
+            latency.store(object.latencyFrames, ordering: .relaxed)
         }
         return State(dsp: object, channels: channels, sampleRate: format.sampleRate)
     }
@@ -168,12 +178,12 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         beginCycle(frames: outputFrames, dsp: state.dsp)
         prepared = true
         if bypassedThisCycle { return outputFrames }
-        return max(0, inputFrames(outputFrames, dsp: state.dsp, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
+        return max(0, state.dsp.inputFrames(outputFrames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
     }
 
     override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
-        return max(outputFrames, maximumInputFrames(outputFrames, dsp: state.dsp))
+        return max(outputFrames, state.dsp.maximumInputFrames(outputFrames))
     }
 
     override func inputSampleTime(bus: Int, state: AnyObject?) -> Int64 { consumed }
@@ -202,14 +212,14 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
                 let change = changes[i]
                 i += 1
                 if change.offset > done {
-                    process(fed ? nil : input, output, offset: done, frames: change.offset - done, dsp: state.dsp, state: state)
+                    state.dsp.process(fed ? nil : input, output, offset: done, frames: change.offset - done, state: state)
                     fed = true
                     done = change.offset
                 }
-                apply(change.address, change.value, ramp: change.ramp, dsp: state.dsp)
+                state.dsp.apply(change.address, change.value, ramp: change.ramp)
             }
             if done < frames || !fed {
-                process(fed ? nil : input, output, offset: done, frames: frames - done, dsp: state.dsp, state: state)
+                state.dsp.process(fed ? nil : input, output, offset: done, frames: frames - done, state: state)
             }
             changeCount = 0
             output.frames = frames
@@ -218,10 +228,10 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if let input { consumed += Int64(input.frames) }
     }
 
-    private func applyAllChanges(dsp: AnyObject) {
+    private func applyAllChanges(dsp: TimeEffectDSP) {
         var i = 0
         while i < changeCount {
-            apply(changes[i].address, changes[i].value, ramp: changes[i].ramp, dsp: dsp)
+            dsp.apply(changes[i].address, changes[i].value, ramp: changes[i].ramp)
             i += 1
         }
         changeCount = 0
@@ -229,30 +239,31 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     /// Start of a cycle (render thread): reset if asked, bypass transitions; parameter events due
     /// at the first frame are applied, those due later in the cycle go to `changes`.
-    private func beginCycle(frames: Int, dsp: AnyObject) {
+    private func beginCycle(frames: Int, dsp: TimeEffectDSP) {
         if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) {
-            reset(dsp: dsp)
+            dsp.reset()
         }
         bypassedThisCycle = isBypassed
-        if wasBypassed && !bypassedThisCycle { reset(dsp: dsp) }   // the stream restarts
+        if wasBypassed && !bypassedThisCycle { dsp.reset() }   // the stream restarts
         wasBypassed = bypassedThisCycle
         changeCount = 0
         let end = cycleStart + Int64(frames)
-        while true {
-            if pending == nil { pending = events.pop() }
-            guard let e = pending else { break }
-            let t = e.sampleTime(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
-            if t >= end { break }
-            let offset = Int(max(0, t - cycleStart))
+        scheduler.collect(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
+        // The cycle's events, as every unit gets them: Apple's render-event list, in time order.
+        var event = scheduler.eventList(before: end, cycleStart: cycleStart)
+        while let e = event {
+            event = UnsafePointer(e.pointee.head.next)
+            let type = e.pointee.head.eventType
+            guard type == .parameter || type == .parameterRamp else { continue }
+            let p = e.pointee.parameter
+            let offset = Int(p.eventSampleTime - cycleStart)
             if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
-                apply(e.address, e.value, ramp: Int(e.ramp), dsp: dsp)
+                dsp.apply(p.parameterAddress, p.value, ramp: Int(p.rampDurationSampleFrames))
             } else {
-                // (queued events are in time order; a late one is applied with its predecessor)
-                let last = changeCount > 0 ? changes[changeCount - 1].offset : 0
-                changes[changeCount] = TimeEffectChange(offset: max(offset, last), address: e.address, value: e.value, ramp: Int(e.ramp))
+                changes[changeCount] = TimeEffectChange(offset: offset, address: p.parameterAddress, value: p.value,
+                                                        ramp: Int(p.rampDurationSampleFrames))
                 changeCount += 1
             }
-            pending = nil
         }
     }
 

@@ -2,10 +2,19 @@
 // (set on the source nodes through AVAudioMixing), an output volume, channel up/down-mixing
 // between layouts, and sample-rate conversion per input.
 //
-// Pan law (stereo output): a balance law that keeps unity gain at centre — left gain
-// min(1, 1 − pan), right gain min(1, 1 + pan) — applied to mono inputs (copied to both sides)
-// and stereo inputs alike. Other channel counts go through ChannelMixPlan's downmix/upmix matrix
-// (ITU-R BS.775 coefficients) before the balance.
+// Pan law (stereo output). A mono input is panned with equal power: left gain cos θ, right gain
+// sin θ, θ = (pan + 1)·π/4, so at pan 0 each side gets 1/√2 (−3 dB) and the power stays constant
+// across the field. That rests on measurements of Apple's engine (iOS 18.2 simulator, a public
+// probe program printing rendered peaks): a mono player at amplitude 1.0 into the main mixer
+// renders 0.7071 on the stereo output, 0.5 renders 0.3536, and a mono 0.25 DC input through the
+// input node renders 0.1768 — the same 1/√2 whatever the source. Apple documents only the centre
+// value indirectly (kAudioFormatProperty_PanningMatrix: "for stereo formats, vector based panning
+// is equivalent to the equal-power panning mode"); the sin/cos curve between the centre and the
+// ends is the standard equal-power law consistent with those points, not a measured curve.
+// Stereo inputs keep unity at centre (L → L, R → R) and pan as a balance — left gain
+// min(1, 1 − pan), right gain min(1, 1 + pan) — for which no Apple measurement is public. Other
+// channel counts go through ChannelMixPlan's downmix/upmix matrix (ITU-R BS.775 coefficients)
+// before the balance.
 //
 // Ramps: a change of an input's volume or pan, or of the output volume, glides linearly to the
 // new gain over 10 ms of output frames (`GainRamp`), so it never zippers (clicks). The ramp is
@@ -339,10 +348,12 @@ final class MixerRenderer: NodeRenderer {
                       let input = inputs.baseAddress.unsafelyUnwrapped[bus - 1].map(Unmanaged.passUnretained) else { continue }
                 // Gains for this cycle: ramped towards the current volume/pan (see GainRamp).
                 let rampFrames = state.rampFrames
+                let mono = slot.route == 1
                 let (l, r, v) = control._withUnsafeGuaranteedRef { c -> (GainRamp, GainRamp, GainRamp) in
                     let volume = c.volume, pan = c.pan
-                    c.leftRamp.aim(at: volume * min(1, 1 - pan), frames: rampFrames)
-                    c.rightRamp.aim(at: volume * min(1, 1 + pan), frames: rampFrames)
+                    // Mono inputs: equal power; stereo and others: balance (note at the top).
+                    c.leftRamp.aim(at: volume * (mono ? equalPowerGain(1 + pan) : min(1, 1 - pan)), frames: rampFrames)
+                    c.rightRamp.aim(at: volume * (mono ? equalPowerGain(1 - pan) : min(1, 1 + pan)), frames: rampFrames)
                     c.volumeRamp.aim(at: volume, frames: rampFrames)
                     let gains = (c.leftRamp, c.rightRamp, c.volumeRamp)
                     c.leftRamp.advance(frames); c.rightRamp.advance(frames); c.volumeRamp.advance(frames)
@@ -454,4 +465,12 @@ final class PlanarScratch {
         memory.deallocate()
         channels.deallocate()
     }
+}
+
+/// One side's equal-power gain, cos(x·π/4) for x = 1 ± pan in 0 … 2: written as cos of 1 ± pan
+/// (not cos θ and sin θ) so both sides are bit-identical at the centre, and exactly 0 at the
+/// far end (Float π/2 is a hair short of π/2, whose cosine would be 7.5e-8).
+@inline(__always)
+func equalPowerGain(_ x: Float) -> Float {
+    x >= 2 ? 0 : cos(x * (Float.pi / 4))
 }

@@ -33,9 +33,11 @@
 //     Error Domain=com.apple.coreaudio.avfaudio Code=-54 "(null)" UserInfo={failed
 //       call=ExtAudioFileCreateWithURL((CFURLRef)fileURL, fileType, &fileASBD, NULL,
 //       kAudioFileFlags_EraseFile, &_extAudioFile)}
-//   (Mnpn/Azayaka#12); settings the container cannot hold fail in the same call with 'fmt?'
-//   (kAudioFileUnsupportedDataFormatError, 1718449215; e.g. "SetDataFormat failed … Error
-//   1718449215 creating file", microenh/CoreAudioDemoCode#1).
+//   (Mnpn/Azayaka#12; another public log shows the same -54 from "CreateDataFile failed" for an
+//   output location that could not be written). A data format the container cannot hold fails
+//   in Core Audio's file creation with 'fmt?' (kAudioFileUnsupportedDataFormatError, 1718449215:
+//   "SetDataFormat failed … Error 1718449215 creating file" from AudioFileCreateWithURL,
+//   microenh/CoreAudioDemoCode#1); we report it from the same ExtAudioFileCreateWithURL call.
 // * read(into:) failing inside ExtAudioFileRead:
 //     Error Domain=com.apple.coreaudio.avfaudio Code=-50 "(null)" UserInfo={failed
 //       call=ExtAudioFileRead(_imp->_extAudioFile, &ioFrames, buffer.mutableAudioBufferList)}
@@ -60,9 +62,15 @@
 // 1718449215 ('fmt?') for an output buffer in the wrong format; AVAudioPlayer and AVAudioRecorder
 // also report NSOSStatusErrorDomain. AVAudioConverter therefore keeps NSOSStatusErrorDomain.
 //
-// Not aligned, because nothing public says what Apple reports: voice processing (Apple's Linux
-// equivalent does not exist), the null device's simulated configuration change (not Apple API),
-// and AVAudioUnit.loadPreset's malformed-preset error.
+// Left in NSOSStatusErrorDomain, because nothing public says what Apple reports: enabling voice
+// processing (unavailable on Linux), the null device's simulated configuration change (not
+// Apple API), and AVAudioUnit.loadPreset's malformed-preset error.
+//
+// Known differences kept on purpose (behaviour, not codes): Apple's read(into:) at the end of a
+// file throws an error without a domain or code of its own (Swift sees
+// Foundation._GenericObjCError.nilError, measured by the same probe) where this project returns
+// a buffer with frameLength 0; Apple raises an exception when the one-shot convert(to:from:) gets
+// an output buffer smaller than the input, where this project throws.
 import Foundation
 
 /// The error domain of AVAudioFile and AVAudioEngine failures on Apple platforms (not exported by

@@ -51,4 +51,17 @@ enum ResamplerCKernels {
                                       dest, offset, maxCount, &j, &base)
         return (n, j, base)
     }
+
+    /// See `CRKKernels.polyExact32`; returns (outputs written, next cycle index, next cycle base).
+    @_semantics("no_performance_analysis") @inline(never)
+    static func polyExact32(_ k: UnsafePointer<CRKKernels>, table: UnsafePointer<Float>, offsets: UnsafePointer<Int>,
+                            taps: Int, phases: Int, period: Int, buffer: UnsafePointer<Float>, capacity: Int,
+                            channels: Int, origin: Int, limit: Int,
+                            dest: UnsafePointer<UnsafeMutablePointer<Float>>, offset: Int, maxCount: Int,
+                            cycleIndex: Int, cycleBase: Int) -> (count: Int, cycleIndex: Int, cycleBase: Int) {
+        var j = cycleIndex, base = cycleBase
+        let n = k.pointee.polyExact32(table, offsets, taps, phases, period, buffer, capacity, channels, origin, limit,
+                                      dest, offset, maxCount, &j, &base)
+        return (n, j, base)
+    }
 }

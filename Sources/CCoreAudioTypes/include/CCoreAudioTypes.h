@@ -179,4 +179,6 @@ static inline uint32_t AudioChannelLayoutTag_GetNumberOfChannels(AudioChannelLay
     return (uint32_t)(inLayoutTag & 0x0000FFFF);
 }
 
+#include "AURenderEvent.h"
+
 #endif

@@ -1,4 +1,4 @@
-// CResamplerKernels: the hot Float64 loops of the sample-rate converter (AudioKernels'
+// CResamplerKernels: the hot Float64 loops (and the Float32 polyphase loop) of the sample-rate converter (AudioKernels'
 // Resampler) in C, so they can use AVX2 + FMA where the CPU has them while the package itself
 // is compiled for the baseline x86-64 (no unsafeFlags: the AVX2 variants are selected per
 // function with target attributes, in kernels_avx2.c).
@@ -72,6 +72,14 @@ typedef struct CRKKernels {
                              const double *buffer, ptrdiff_t capacity, ptrdiff_t channels,
                              ptrdiff_t origin, ptrdiff_t limit,
                              double *_Nonnull const *_Nonnull dest, ptrdiff_t offset, ptrdiff_t maxCount,
+                             ptrdiff_t *cycleIndex, ptrdiff_t *cycleBase);
+    /// The same for Float32 samples and coefficients (the `.high` and lower levels): eight lanes
+    /// per instruction in the AVX2 + FMA variant; `taps` a multiple of 4.
+    ptrdiff_t (*polyExact32)(const float *table, const ptrdiff_t *offsets, ptrdiff_t taps,
+                             ptrdiff_t phases, ptrdiff_t period,
+                             const float *buffer, ptrdiff_t capacity, ptrdiff_t channels,
+                             ptrdiff_t origin, ptrdiff_t limit,
+                             float *_Nonnull const *_Nonnull dest, ptrdiff_t offset, ptrdiff_t maxCount,
                              ptrdiff_t *cycleIndex, ptrdiff_t *cycleBase);
     /// 1 for the AVX2 + FMA variants, 0 for the portable ones.
     ptrdiff_t simd;

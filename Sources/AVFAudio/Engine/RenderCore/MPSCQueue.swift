@@ -39,7 +39,7 @@ final class MPSCQueue<Element> {
     }
 
     /// Appends `value` from any thread; returns false (dropping nothing already queued) when full.
-    @discardableResult
+    @discardableResult @inline(__always)
     func push(_ value: Element) -> Bool {
         var position = tail.load(ordering: .relaxed)
         while true {
@@ -62,6 +62,7 @@ final class MPSCQueue<Element> {
     }
 
     /// Removes and returns the oldest published value, or nil when none is ready. One consumer only.
+    @inline(__always)
     func pop() -> Element? {
         let position = head.load(ordering: .relaxed)
         let slot = position % capacity

@@ -2,7 +2,7 @@
 //
 // Each AVAudioNode (control object, used from any thread by the client) owns one NodeRenderer
 // (render object, used by the render thread). They share nothing mutable except through
-// explicit channels: atomics for continuous parameters (volume, pan), SPSC queues for commands
+// explicit channels: atomics for continuous parameters (volume, pan), lock-free queues for commands
 // (schedule a buffer, play, stop), and the engine's event queue for what flows back (completion
 // handlers, tap audio). A renderer never allocates, locks or does I/O in `render` (offline-only
 // nodes may do file I/O when `context.isOffline`).

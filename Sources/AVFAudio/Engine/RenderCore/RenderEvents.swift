@@ -35,6 +35,8 @@ class PendingCompletion {
 
 final class RenderEventQueue {
     let queue = MPSCQueue<RenderEvent>(capacity: 4096)
+    /// The same queue for the render side, reached without a retain.
+    private let queueRef: Unmanaged<MPSCQueue<RenderEvent>>
     /// Events that did not fit at once (completions deferred to a later cycle, tap notifications
     /// retried): counted, never blocking.
     let overflows = Atomic<Int>(0)
@@ -47,11 +49,16 @@ final class RenderEventQueue {
     private var undeliveredHead: Unmanaged<PendingCompletion>?
     private var undeliveredTail: Unmanaged<PendingCompletion>?
 
+    init() { queueRef = .passUnretained(queue) }
+
     /// Render thread: queue a completion; when the queue is full it waits (in order) for the next
     /// `retryUndelivered()`.
     @inline(__always)
     func postCompletion(_ completion: Unmanaged<PendingCompletion>) {
-        if undeliveredHead == nil && queue.push(.completion(completion)) { return }
+        // (nested ifs, not `&&`: its autoclosure would retain self)
+        if undeliveredHead == nil {
+            if queueRef._withUnsafeGuaranteedRef({ $0.push(.completion(completion)) }) { return }
+        }
         overflows.add(1, ordering: .relaxed)
         completion._withUnsafeGuaranteedRef { $0.nextUndelivered = nil }
         if let tail = undeliveredTail {
@@ -65,7 +72,7 @@ final class RenderEventQueue {
     /// Render thread: queue a notification; returns false (counted) when the queue is full.
     @inline(__always)
     func post(_ event: RenderEvent) -> Bool {
-        if queue.push(event) { return true }
+        if queueRef._withUnsafeGuaranteedRef({ $0.push(event) }) { return true }
         overflows.add(1, ordering: .relaxed)
         return false
     }
@@ -74,7 +81,7 @@ final class RenderEventQueue {
     @inline(__always)
     func retryUndelivered() {
         while let head = undeliveredHead {
-            guard queue.push(.completion(head)) else { return }
+            guard queueRef._withUnsafeGuaranteedRef({ $0.push(.completion(head)) }) else { return }
             let next = head._withUnsafeGuaranteedRef { $0.nextUndelivered }
             undeliveredHead = next
             if next == nil { undeliveredTail = nil }

@@ -168,7 +168,12 @@ final class RenderPlan {
 /// were retired, so the drain has run it.
 final class PlanExchange {
     private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
-    private let retired = MPSCQueue<Unmanaged<RenderPlan>>(capacity: 64)
+    /// Retired plans as opaque pointers (a queue of `Unmanaged<RenderPlan>` is not specialised
+    /// where the `@_noLocks` check looks: a generic call).
+    private let retired = MPSCQueue<UnsafeMutableRawPointer>(capacity: 64)
+    /// The same queue for the render side, reached without a retain.
+    private let retiredRef: Unmanaged<MPSCQueue<UnsafeMutableRawPointer>>
+    init() { retiredRef = .passUnretained(retired) }
     /// Render-thread-owned (touched by the control side only while the render gate is idle).
     private var current: Unmanaged<RenderPlan>?
     private let graveyardLock = NSLock()
@@ -187,7 +192,7 @@ final class PlanExchange {
     /// Control side (engine lock held): move plans the render thread has let go of to the graveyard.
     func collectRetired() {
         var plans: [RenderPlan] = []
-        while let plan = retired.pop() { plans.append(plan.takeRetainedValue()) }
+        while let plan = retired.pop() { plans.append(Unmanaged<RenderPlan>.fromOpaque(plan).takeRetainedValue()) }
         guard !plans.isEmpty else { return }
         graveyardLock.lock(); graveyard.append(contentsOf: plans); graveyardLock.unlock()
     }
@@ -215,7 +220,9 @@ final class PlanExchange {
                 // The queue is drained at every publish and one plan retires per cycle, so it has
                 // room; if a stalled control side ever let it fill, keep the old plan alive
                 // (leaked, never freed under the render thread's feet).
-                _ = retired.push(old)
+                let opaque = old.toOpaque()
+                let pushed = retiredRef._withUnsafeGuaranteedRef { (queue: MPSCQueue<UnsafeMutableRawPointer>) -> Bool in queue.push(opaque) }
+                _ = pushed
             }
             current = Unmanaged<RenderPlan>.fromOpaque(raw)
         }

@@ -1,6 +1,8 @@
-// OSStatus codes that AVAudioFile and AVAudioConverter report (AudioFile.h, AudioConverter.h,
-// AudioFormat.h, CoreAudioBaseTypes.h, AUComponent.h). AVFAudio wraps them in NSError the way
-// Apple does (domains per class: see Sources/AVFAudio/Types/AVAudioErrors.swift).
+// OSStatus codes and file type identifiers of AudioToolbox (AudioFile.h, AudioConverter.h,
+// AudioFormat.h, AUComponent.h) that AVAudioFile, AVAudioConverter and AVAudioEngine report.
+// AVFAudio wraps them in NSError the way Apple does (domains per class: see
+// Sources/AVFAudio/Types/AVAudioErrors.swift). The general Core Audio codes (`kAudio_ParamError`,
+// ...) are CoreAudioTypes' (CoreAudioBaseTypes.h): Sources/CoreAudioTypes/CoreAudioErrors.swift.
 
 public let kAudioFileUnspecifiedError: OSStatus = 0x7768_743F // 'wht?'
 public let kAudioFileUnsupportedFileTypeError: OSStatus = 0x7479_703F // 'typ?'
@@ -19,15 +21,6 @@ public let kAudioFileNotOpenError: OSStatus = -38
 public let kAudioFileEndOfFileError: OSStatus = -39
 public let kAudioFilePositionError: OSStatus = -40
 public let kAudioFileFileNotFoundError: OSStatus = -43
-
-// General Core Audio errors (CoreAudioBaseTypes.h).
-public let kAudio_UnimplementedError: OSStatus = -4
-public let kAudio_FileNotFoundError: OSStatus = -43
-public let kAudio_FilePermissionError: OSStatus = -54
-public let kAudio_TooManyFilesOpenError: OSStatus = -42
-public let kAudio_BadFilePathError: OSStatus = 0x2170_7468 // '!pth'
-public let kAudio_ParamError: OSStatus = -50
-public let kAudio_MemFullError: OSStatus = -108
 
 // Audio unit errors that AVAudioEngine reports (AUComponent.h).
 public let kAudioUnitErr_FailedInitialization: OSStatus = -10875

@@ -1,0 +1,193 @@
+// The one render-event scheduler of every audio unit: parameter changes, MIDI messages and
+// schedule commands travelling from any thread to the render thread, applied in time order.
+//
+// DESIGN NOTE — many producers, one consumer, time order, no allocation
+// ---------------------------------------------------------------------
+// Producers are any threads: a UI thread setting `AUParameter.value`, `scheduleParameterBlock`
+// or `scheduleMIDIEventBlock` called from inside another unit's render block, a preset load.
+// Each pushes a plain `RenderEventRequest` into a bounded lock-free `MPSCQueue`; nothing blocks
+// and nothing allocates. A push that finds the queue full is counted in `dropped`.
+//
+// The render thread, at the start of each cycle (`collect`), pops everything that arrived and
+// resolves its time against this cycle — an immediate event (`AUEventSampleTimeImmediate` + n)
+// becomes the cycle's start + n, a host time becomes the sample it corresponds to, a sample time
+// stays — then inserts it into a preallocated, time-ordered pending list (insertion sort in a
+// fixed-capacity array; events of equal time keep their arrival order). Events that do not fit
+// are counted in `dropped`. Because the list is sorted by resolved time, the order in which
+// events arrive does not matter, and an immediate event is never held up behind one scheduled
+// for later (the failure of a plain FIFO whose head is a future event).
+//
+// Consumers then take the events due in the cycle as Apple's `AURenderEvent` linked list
+// (`eventList`, built in preallocated nodes): client units' internal render blocks, the built-in
+// effects (EffectKernel.render splits the cycle at each event) and the time effects all read the
+// same list. An event whose time
+// is already past (scheduled for a sample the unit has rendered) is due at the cycle's first frame.
+//
+// Storage: the pending list is sorted with the earliest event last, so taking the next event is a
+// decrement; inserting shifts the later part (bounded by `capacity`, a few hundred events at most
+// in practice).
+import Synchronization
+
+/// An event on its way to the render thread: a parameter change or a MIDI message, with the time
+/// as the producer gave it.
+struct RenderEventRequest {
+    /// Absolute sample time on the unit's timeline, or `AUEventSampleTimeImmediate` + offset, or
+    /// a host time marked with `hostTimeFlag`.
+    var time: AUEventSampleTime
+    var type: AURenderEventType
+    var address: AUParameterAddress = 0
+    var value: AUValue = 0
+    var ramp: AUAudioFrameCount = 0
+    /// MIDI: cable, length (≤ 3 bytes here) and bytes.
+    var cable: UInt8 = 0
+    var length: UInt8 = 0
+    var bytes: (UInt8, UInt8, UInt8) = (0, 0, 0)
+
+    static func parameter(_ address: AUParameterAddress, _ value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) -> RenderEventRequest {
+        RenderEventRequest(time: time, type: ramp > 0 ? .parameterRamp : .parameter, address: address, value: value, ramp: ramp)
+    }
+
+    /// The event's absolute sample time, for a cycle starting at `cycleStart` (sample time) and
+    /// `hostTime`, at the unit's `sampleRate`.
+    @inline(__always)
+    func sampleTime(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) -> Int64 {
+        if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
+            return cycleStart + (time &- AUEventSampleTimeImmediate)
+        }
+        if time & hostTimeFlag != 0 && time > 0 {
+            let host = UInt64(time & ~hostTimeFlag)
+            let seconds = (Double(host) - Double(hostTime)) * 1e-9
+            return cycleStart + Int64((seconds * sampleRate).rounded())
+        }
+        return time
+    }
+}
+
+/// An event in the pending list: its resolved sample time and the request.
+struct ScheduledRenderEvent {
+    var sampleTime: Int64
+    var request: RenderEventRequest
+}
+
+final class RenderEventScheduler {
+    private let queue: MPSCQueue<RenderEventRequest>
+    /// Pending events, latest first (the next due is at `count - 1`). Render thread only.
+    private let pending: UnsafeMutablePointer<ScheduledRenderEvent>
+    private var count = 0
+    /// How many events the pending list holds.
+    let capacity: Int
+    /// Nodes of the `AURenderEvent` list handed to internal render blocks (one cycle's worth).
+    private let nodes: UnsafeMutablePointer<AURenderEvent>
+    /// Events lost because the queue or the pending list was full (never blocking).
+    let dropped = Atomic<Int>(0)
+
+    init(capacity: Int = 4096) {
+        self.capacity = max(2, capacity)
+        queue = MPSCQueue(capacity: self.capacity)
+        pending = .allocate(capacity: self.capacity)
+        nodes = .allocate(capacity: self.capacity)
+        nodes.initialize(repeating: AURenderEvent(), count: self.capacity)
+    }
+
+    deinit {
+        pending.deallocate()
+        nodes.deallocate()
+    }
+
+    // MARK: producers (any thread)
+
+    /// Queues an event; false (and counted in `dropped`) when the queue is full.
+    @discardableResult
+    func push(_ request: RenderEventRequest) -> Bool {
+        if queue.push(request) { return true }
+        dropped.add(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Queues a parameter change.
+    @discardableResult
+    func schedule(address: AUParameterAddress, value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) -> Bool {
+        push(.parameter(address, value, at: time, ramp: ramp))
+    }
+
+    // MARK: the render thread
+
+    /// Start of a cycle: moves every newly arrived event into the time-ordered pending list,
+    /// resolving its time against this cycle (`cycleStart`, `hostTime`, the unit's `sampleRate`).
+    @inline(__always)
+    func collect(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) {
+        if queue.isEmpty { return }
+        collectSlow(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
+    }
+
+    private func collectSlow(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) {
+        while let request = queue.pop() {
+            insert(ScheduledRenderEvent(sampleTime: request.sampleTime(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate),
+                                        request: request))
+        }
+    }
+
+    private func insert(_ event: ScheduledRenderEvent) {
+        guard count < capacity else { dropped.add(1, ordering: .relaxed); return }
+        // Latest first; an event goes after (nearer the end than) every later event and before
+        // every event of the same or an earlier time it meets... so that equal times keep
+        // arrival order: earlier arrivals sit nearer the end and are taken first.
+        var i = count
+        while i > 0 && pending[i - 1].sampleTime <= event.sampleTime {
+            i -= 1
+        }
+        var j = count
+        while j > i {
+            pending[j] = pending[j - 1]
+            j -= 1
+        }
+        pending[i] = event
+        count += 1
+    }
+
+    /// Whether an event is pending.
+    @inline(__always)
+    var isEmpty: Bool { count == 0 }
+
+    /// Takes the next event if it is due before `end` (its time < `end`).
+    @inline(__always)
+    func popDue(before end: Int64) -> ScheduledRenderEvent? {
+        guard count > 0, pending[count - 1].sampleTime < end else { return nil }
+        count -= 1
+        return pending[count]
+    }
+
+    /// Takes every event due before `end` and links them, in time order, as Apple's
+    /// `AURenderEvent` list (nil when none). Times before `cycleStart` become `cycleStart`. The
+    /// list stays valid until the next call.
+    func eventList(before end: Int64, cycleStart: Int64) -> UnsafePointer<AURenderEvent>? {
+        var n = 0
+        while n < capacity, let e = popDue(before: end) {
+            let node = nodes + n
+            let time = max(cycleStart, e.sampleTime)
+            let r = e.request
+            switch r.type {
+            case .parameter, .parameterRamp:
+                node.pointee.parameter = AUParameterEvent(next: nil, eventSampleTime: time, eventType: r.type, reserved: (0, 0, 0),
+                                                          rampDurationSampleFrames: r.ramp, parameterAddress: r.address, value: r.value)
+            default:
+                var midi = AUMIDIEvent()
+                midi.eventSampleTime = time
+                midi.eventType = r.type
+                midi.length = UInt16(r.length)
+                midi.cable = r.cable
+                midi.data = r.bytes
+                node.pointee.MIDI = midi
+            }
+            if n > 0 { (nodes + n - 1).pointee.head.next = node }
+            n += 1
+        }
+        return n > 0 ? UnsafePointer(nodes) : nil
+    }
+
+    /// Drops every pending event (render thread, or control side with rendering stopped).
+    func removeAll() {
+        while queue.pop() != nil {}
+        count = 0
+    }
+}
