@@ -5,7 +5,7 @@
 // code is specialised inside the module for both types; callers in other modules should go
 // through the concrete wrappers of their own module (they are not `@inlinable`).
 
-public protocol FFTScalar: BinaryFloatingPoint, SIMDScalar where Self.SIMD4Storage: Sendable {}
+public protocol FFTScalar: BinaryFloatingPoint, SIMDScalar, Codable {}
 
 extension Float: FFTScalar {}
 extension Double: FFTScalar {}
