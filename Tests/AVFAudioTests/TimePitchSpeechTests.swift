@@ -15,7 +15,7 @@
 import Foundation
 import Testing
 import AVFoundation
-@testable import AudioKernels   // StretchFFT, the time stretcher's own real FFT
+@testable import AudioKernels   // RealFFT, the time stretcher's real FFT
 
 /// Where alsa-utils installs its spoken channel names.
 enum SpeechSamples {
@@ -75,7 +75,7 @@ struct TimePitchSpeechTests {
     /// Hann-windowed 1024-point STFT magnitudes in dB, hop 256.
     static func stft(_ x: [Float]) -> [[Double]] {
         let n = 1024, hop = 256, m = n / 2
-        let fft = StretchFFT(size: n)
+        let fft = RealFFT<Float>(count: n)
         var window = [Float](repeating: 0, count: n)
         for i in 0..<n {
             let phase: Double = 2 * Double.pi * Double(i) / Double(n)
@@ -86,11 +86,11 @@ struct TimePitchSpeechTests {
         var start = 0
         while start + n <= x.count {
             for j in 0..<m {   // packed input: even samples real, odd imaginary
-                fft.packedRe[j] = x[start + 2 * j] * window[2 * j]
-                fft.packedIm[j] = x[start + 2 * j + 1] * window[2 * j + 1]
+                fft.packedEven[j] = x[start + 2 * j] * window[2 * j]
+                fft.packedOdd[j] = x[start + 2 * j + 1] * window[2 * j + 1]
             }
             re.withUnsafeMutableBufferPointer { r in
-                im.withUnsafeMutableBufferPointer { i in fft.forward(re: r.baseAddress!, im: i.baseAddress!) }
+                im.withUnsafeMutableBufferPointer { i in fft.forwardPacked(re: r.baseAddress!, im: i.baseAddress!) }
             }
             var magnitudes = [Double](repeating: 0, count: m + 1)
             for k in 0...m {

@@ -225,3 +225,21 @@ enum StretchMath {
         return (rc, rs)
     }
 }
+
+// Unaligned SIMD4<Float> loads and stores for the stretcher's loops.
+extension SIMD4 where Scalar == Float {
+    @inline(__always)
+    init(_ p: UnsafePointer<Float>) {
+        self = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    init(_ p: UnsafeMutablePointer<Float>) {
+        self = UnsafeRawPointer(p).loadUnaligned(as: SIMD4<Float>.self)
+    }
+
+    @inline(__always)
+    func store(_ p: UnsafeMutablePointer<Float>) {
+        UnsafeMutableRawPointer(p).storeBytes(of: self, as: SIMD4<Float>.self)
+    }
+}

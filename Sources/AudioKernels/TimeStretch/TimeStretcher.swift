@@ -65,8 +65,11 @@ public final class TimeStretcher {
     private let n: Int, m: Int, bins: Int
     // (the render path reaches the DSP objects through `Unmanaged`, with no reference counting;
     // the `...Storage` properties own them)
-    private let fftStorage: StretchFFT
-    private let fftRef: Unmanaged<StretchFFT>
+    private let fftStorage: RealFFT<Float>
+    private let fftRef: Unmanaged<RealFFT<Float>>
+    /// The FFT's packed input buffers (even / odd samples of the frame), cached: reading them
+    /// through the generic plan on the render path is not proven lock-free by the compiler.
+    private let fftEven: UnsafeMutablePointer<Float>, fftOdd: UnsafeMutablePointer<Float>
     private let winEven: UnsafeMutablePointer<Float>, winOdd: UnsafeMutablePointer<Float>
     private let synWindow: UnsafeMutablePointer<Float>
     private let winSquared: UnsafeMutablePointer<Float>
@@ -138,8 +141,10 @@ public final class TimeStretcher {
         n = size
         m = size / 2
         bins = m + 1
-        fftStorage = StretchFFT(size: size)
+        fftStorage = RealFFT<Float>(count: size)
         fftRef = Unmanaged.passUnretained(fftStorage)
+        fftEven = fftStorage.packedEven
+        fftOdd = fftStorage.packedOdd
 
         // windows: periodic Hann, analysis packed in the FFT's even/odd layout (rotated by N/2)
         let hann = UnsafeMutablePointer<Float>.allocate(capacity: size)
@@ -156,7 +161,7 @@ public final class TimeStretcher {
         synWindow = .allocate(capacity: size)
         winSquared = .allocate(capacity: size)
         for i in 0..<size {
-            synWindow[i] = hann[i] / Float(m)
+            synWindow[i] = hann[i] / Float(size)  // the inverse FFT gives N x the frame
             winSquared[i] = hann[i] * hann[i]
         }
 
@@ -495,7 +500,7 @@ public final class TimeStretcher {
     @inline(__always)
     private func analyse(channel c: Int, at a: Int) {
         let src = UnsafePointer(fifo + c * fifoCapacity + (a - m - fifoStart))
-        let (re, im) = fftRef._withUnsafeGuaranteedRef { ($0.packedRe, $0.packedIm) }
+        let re = fftEven, im = fftOdd
         let quarter = m / 2
         // packed[j] = rotated[2j], rotated[i] = frame[(i + N/2) mod N]
         var j = 0
@@ -514,14 +519,14 @@ public final class TimeStretcher {
             j += 4
         }
         let outRe = xRe + c * bins, outIm = xIm + c * bins
-        fftRef._withUnsafeGuaranteedRef { $0.forward(re: outRe, im: outIm) }
+        fftRef._withUnsafeGuaranteedRef { $0.forwardPacked(re: outRe, im: outIm) }
     }
 
     /// Inverse-transforms yRe/yIm and overlap-adds it, windowed, centred at output position `s`.
     @inline(__always)
     private func synthesise(channel c: Int, at s: Int) {
         let inRe = UnsafePointer(yRe + c * bins), inIm = UnsafePointer(yIm + c * bins)
-        let (even, odd) = fftRef._withUnsafeGuaranteedRef { $0.inverse(re: inRe, im: inIm) }
+        let (even, odd) = fftRef._withUnsafeGuaranteedRef { $0.inversePacked(re: inRe, im: inIm) }
         let dst = acc + c * olaCapacity + (s - m - olaBase)
         let quarter = m / 2
         var j = 0

@@ -1,0 +1,36 @@
+// Compile-time proof that the FFT plans' execute functions are real-time safe: the compiler
+// rejects a `@_noLocks` function if anything it runs (transitively) might allocate, take a lock
+// or instantiate metadata. Only in optimised builds (see RealTimeSafety.swift for why); the
+// functions are never called.
+
+#if !DEBUG
+enum FFTRealTimeSafety {
+    @_noLocks
+    static func float(_ c: ComplexFFT<Float>, _ r: RealFFT<Float>, _ k: BlockConvolver<Float>, _ d: MDCT<Float>,
+                      _ a: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, _ n: Int) {
+        c.forward(inRe: a, inIm: b, outRe: a, outIm: b)
+        c.inverse(inRe: a, inIm: b, outRe: a, outIm: b)
+        r.forward(a, re: a, im: b)
+        r.forwardPacked(re: a, im: b)
+        r.inverse(re: a, im: b, output: a)
+        k.process(a, b, count: n)
+        k.reset()
+        d.forward(a, b)
+        d.inverse(a, b)
+    }
+
+    @_noLocks
+    static func double(_ c: ComplexFFT<Double>, _ r: RealFFT<Double>, _ k: BlockConvolver<Double>, _ d: MDCT<Double>,
+                       _ a: UnsafeMutablePointer<Double>, _ b: UnsafeMutablePointer<Double>, _ n: Int) {
+        c.forward(inRe: a, inIm: b, outRe: a, outIm: b)
+        c.inverse(inRe: a, inIm: b, outRe: a, outIm: b)
+        r.forward(a, re: a, im: b)
+        r.forwardPacked(re: a, im: b)
+        r.inverse(re: a, im: b, output: a)
+        k.process(a, b, count: n)
+        k.reset()
+        d.forward(a, b)
+        d.inverse(a, b)
+    }
+}
+#endif
