@@ -146,15 +146,27 @@ extension AVAudioEngine {
 /// Volume and pan of one mixer input, written by the control side, read by the render thread.
 final class MixerInputControl {
     private let volumeBits = Atomic<UInt32>(Float(1).bitPattern)
-    private let panBits = Atomic<UInt32>(Float(0).bitPattern)
+    // The side gains of both pan laws (note at the top), computed here on the control side so the
+    // render thread does no trigonometry per input per cycle.
+    private let monoLeftBits = Atomic<UInt32>((Float(1) * equalPowerGain(1)).bitPattern)
+    private let monoRightBits = Atomic<UInt32>((Float(1) * equalPowerGain(1)).bitPattern)
+    private let balanceLeftBits = Atomic<UInt32>(Float(1).bitPattern)
+    private let balanceRightBits = Atomic<UInt32>(Float(1).bitPattern)
 
     func set(volume: Float, pan: Float) {
         volumeBits.store(volume.bitPattern, ordering: .relaxed)
-        panBits.store(pan.bitPattern, ordering: .relaxed)
+        monoLeftBits.store((volume * equalPowerGain(1 + pan)).bitPattern, ordering: .relaxed)
+        monoRightBits.store((volume * equalPowerGain(1 - pan)).bitPattern, ordering: .relaxed)
+        balanceLeftBits.store((volume * min(1, 1 - pan)).bitPattern, ordering: .relaxed)
+        balanceRightBits.store((volume * min(1, 1 + pan)).bitPattern, ordering: .relaxed)
     }
 
     @inline(__always) var volume: Float { Float(bitPattern: volumeBits.load(ordering: .relaxed)) }
-    @inline(__always) var pan: Float { Float(bitPattern: panBits.load(ordering: .relaxed)) }
+    /// Left and right gains (volume included) of a mono input (equal power) or another (balance).
+    @inline(__always) func sideGains(mono: Bool) -> (left: Float, right: Float) {
+        mono ? (Float(bitPattern: monoLeftBits.load(ordering: .relaxed)), Float(bitPattern: monoRightBits.load(ordering: .relaxed)))
+             : (Float(bitPattern: balanceLeftBits.load(ordering: .relaxed)), Float(bitPattern: balanceRightBits.load(ordering: .relaxed)))
+    }
 
     // Render-thread state: the gains actually applied (left, right: stereo output; volume: others).
     var leftRamp = GainRamp()
@@ -350,11 +362,11 @@ final class MixerRenderer: NodeRenderer {
                 let rampFrames = state.rampFrames
                 let mono = slot.route == 1
                 let (l, r, v) = control._withUnsafeGuaranteedRef { c -> (GainRamp, GainRamp, GainRamp) in
-                    let volume = c.volume, pan = c.pan
                     // Mono inputs: equal power; stereo and others: balance (note at the top).
-                    c.leftRamp.aim(at: volume * (mono ? equalPowerGain(1 + pan) : min(1, 1 - pan)), frames: rampFrames)
-                    c.rightRamp.aim(at: volume * (mono ? equalPowerGain(1 - pan) : min(1, 1 + pan)), frames: rampFrames)
-                    c.volumeRamp.aim(at: volume, frames: rampFrames)
+                    let side = c.sideGains(mono: mono)
+                    c.leftRamp.aim(at: side.left, frames: rampFrames)
+                    c.rightRamp.aim(at: side.right, frames: rampFrames)
+                    c.volumeRamp.aim(at: c.volume, frames: rampFrames)
                     let gains = (c.leftRamp, c.rightRamp, c.volumeRamp)
                     c.leftRamp.advance(frames); c.rightRamp.advance(frames); c.volumeRamp.advance(frames)
                     return gains
