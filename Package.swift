@@ -36,13 +36,16 @@ let package = Package(
         // The resampler's hot Float64 loops in C: AVX2 + FMA variants (per-function target
         // attributes, chosen at runtime) and portable ones. No Apple names; no allocation.
         .target(name: "CResamplerKernels"),
+        // The Float64 body of AudioKernels' permuted FFT (FFT/PermutedFFT.swift) in C, built the
+        // same way (AVX2 + FMA variant chosen at runtime). No Apple names; no allocation.
+        .target(name: "CFFTKernels"),
         // The mixer's summing loop in C: AVX2 + FMA variant chosen at runtime, software prefetch.
         .target(name: "CMixKernels"),
         // The distortion's oversampling FIRs and soft clip in C: AVX2 variant chosen at runtime,
         // bit-identical to the portable one (no contraction). No Apple names; no allocation.
         .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
-        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
+        .target(name: "AudioKernels", dependencies: ["CFFTKernels", "CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
