@@ -2,7 +2,7 @@
 // frame header, CRC-16 (x^16 + x^15 + x^2 + 1, 0x8005) over each whole frame; both start at 0,
 // no reflection, no final XOR.
 
-enum FLACChecksums {
+public enum FLACChecksums {
     static let crc8Table: [UInt8] = (0..<256).map { i in
         var c = UInt8(i)
         for _ in 0..<8 { c = c & 0x80 != 0 ? (c << 1) ^ 0x07 : c << 1 }
@@ -14,7 +14,7 @@ enum FLACChecksums {
         return c
     }
 
-    static func crc8(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt8 {
+    public static func crc8(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt8 {
         var c: UInt8 = 0
         crc8Table.withUnsafeBufferPointer { t in
             for i in 0..<n { c = t[Int(c ^ p[i])] }
@@ -22,7 +22,7 @@ enum FLACChecksums {
         return c
     }
 
-    static func crc16(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt16 {
+    public static func crc16(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt16 {
         var c: UInt16 = 0
         crc16Table.withUnsafeBufferPointer { t in
             for i in 0..<n { c = (c << 8) ^ t[Int(UInt8(truncatingIfNeeded: c >> 8) ^ p[i])] }

@@ -89,6 +89,15 @@ public final class FLACFrameDecoder {
 
     // MARK: header
 
+    /// Parses (without decoding the audio) the frame header at byte `offset`: sync code,
+    /// fields, CRC-8, consistency with STREAMINFO. Throws when it is not a valid header, so a
+    /// scan for frame boundaries can test candidate positions with it.
+    public func frameHeader(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> FLACFrameHeader {
+        let p = bytes.bindMemory(to: UInt8.self).baseAddress!
+        var r = FLACBitReader(p, count: bytes.count, byteOffset: offset)
+        return try readHeader(&r, base: p, start: offset)
+    }
+
     private func readHeader(_ r: inout FLACBitReader, base: UnsafePointer<UInt8>, start: Int) throws -> FLACFrameHeader {
         guard try r.read(14) == 0x3FFE else { throw CodecError(.corrupt, "FLAC: no frame sync code at byte \(start)") }
         guard try r.read(1) == 0 else { throw CodecError(.corrupt, "FLAC: reserved bit set in the frame header at byte \(start)") }
