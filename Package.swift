@@ -43,8 +43,8 @@ let package = Package(
         .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
         .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
-        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
-        .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU; native FLAC read). No Apple names.
+        .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
         // Codecs (FLAC so far), from their specifications. No Apple names.
         .target(name: "AudioCodecs", swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
