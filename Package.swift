@@ -51,7 +51,7 @@ let package = Package(
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
         // buffer, as Apple declares it; clients need no flag to call it.
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"],
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats"],
                 swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),

@@ -17,10 +17,10 @@ final class FileDecodeStream {
     let processingFormat: AVAudioFormat
     /// The sample codec (AVAudioFile also encodes through it when writing).
     let codec: FileSampleCodec
-    private let reader: AudioFileReader
+    private let reader: StoredFrameReader
 
     /// Decodes `reader`'s frames into buffers in `processing` (same rate and channels as the file).
-    init(reader: AudioFileReader, processing: AVAudioFormat) {
+    init(reader: StoredFrameReader, processing: AVAudioFormat) {
         self.reader = reader
         description = reader.description
         processingFormat = processing
@@ -29,7 +29,7 @@ final class FileDecodeStream {
 
     /// Opens the file at `path` (throws `AudioFileFormatError` when it cannot be read).
     convenience init(path: String, processing: (AudioDataDescription) -> AVAudioFormat) throws {
-        let reader = try AudioFileReader(path: path)
+        let reader = try openStoredFrameReader(path: path)
         self.init(reader: reader, processing: processing(reader.description))
     }
 

@@ -63,7 +63,7 @@ final class FileSampleCodec {
 
     /// Reads up to `frames` (≤ chunkFrames, unless `isDirect`) frames at `position` into `buffer`
     /// at frame `offset`; returns the frames read.
-    func decode(from reader: AudioFileReader, frames: Int, at position: Int64, into buffer: AVAudioPCMBuffer, offset: Int) throws -> Int {
+    func decode(from reader: StoredFrameReader, frames: Int, at position: Int64, into buffer: AVAudioPCMBuffer, offset: Int) throws -> Int {
         if direct {
             let destination = buffer.rawBufferPointers[0] + offset * buffer.bytesPerFrameInEachBuffer
             return try reader.read(frames: frames, startingAt: position, into: destination)
