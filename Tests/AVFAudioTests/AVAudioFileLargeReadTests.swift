@@ -76,3 +76,42 @@ import AVFoundation
         #expect(mismatches == 0)
     }
 }
+
+extension AVAudioFileLargeReadTests {
+    /// A read of 16 MB of stored audio or more is decoded as two halves on two threads: the
+    /// samples equal reads made in small pieces (one thread), also when the request runs past
+    /// the end of the file (the first half then ends it) or starts mid-file.
+    @Test func splitReadsEqualSequentialReads() throws {
+        let frames = 2_200_001   // stereo float32: 17.6 MB stored
+        let url = temporaryURL("split-read.wav")
+        let signal = makeSignal(frames: frames, channels: 2)
+        do {
+            let out = try AVAudioFile(forWriting: url, settings: [
+                AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2,
+                AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true])
+            try out.write(from: standardBuffer(signal))
+            out.close()
+        }
+        let file = try AVAudioFile(forReading: url)
+        let whole = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(frames + 1000)))
+        try file.read(into: whole)   // asks 1000 frames more than there are
+        #expect(whole.frameLength == AVAudioFrameCount(frames))
+        var mismatches = 0
+        for ch in 0..<2 {
+            for i in 0..<frames where whole.floatChannelData![ch][i] != signal[ch][i] { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+        // From frame 123,457 on, past the end: the first half reaches the end of the file.
+        let tail = try AVAudioFile(forReading: url)
+        tail.framePosition = AVAudioFramePosition(frames - 1_000_000)
+        let late = try #require(AVAudioPCMBuffer(pcmFormat: tail.processingFormat, frameCapacity: 2_100_000))
+        try tail.read(into: late)
+        #expect(late.frameLength == 1_000_000)
+        mismatches = 0
+        for ch in 0..<2 {
+            for i in 0..<1_000_000 where late.floatChannelData![ch][i] != signal[ch][frames - 1_000_000 + i] { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+        #expect(tail.framePosition == AVAudioFramePosition(frames))
+    }
+}
