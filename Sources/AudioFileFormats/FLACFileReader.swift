@@ -38,6 +38,10 @@ public final class FLACFileReader: @unchecked Sendable {
     private let state = Mutex<Int>(-1)   // the frame whose samples the decoder holds
     private var closed = false
 
+    /// Where each frame starts in the file (-1: a stretch whose frames were damaged beyond
+    /// recognition), in stream order. For diagnostics and tests.
+    public var frameByteOffsets: [Int] { frameOffsets }
+
     /// Whether the file starts like a native FLAC stream.
     public static func sniff(_ firstBytes: [UInt8]) -> Bool {
         firstBytes.count >= 4 && firstBytes[0] == 0x66 && firstBytes[1] == 0x4C && firstBytes[2] == 0x61 && firstBytes[3] == 0x43
@@ -107,7 +111,11 @@ public final class FLACFileReader: @unchecked Sendable {
     public var isClosed: Bool { state.withLock { _ in closed } }
 
     /// Finds the frames: from `start`, each next frame is the first position after the previous
-    /// frame's header where a valid header continues the numbering.
+    /// frame's header where a valid header continues the numbering and the previous frame's
+    /// CRC-16 ends right before it. After damage (a frame whose CRC-16 fails, or whose header is
+    /// destroyed) the scan resynchronises on a later frame whose own CRC-16 checks out, so the
+    /// frames after the damage stay readable; the damaged frame stays in the index (reading it
+    /// reports the damage).
     static func index(_ bytes: UnsafeRawBufferPointer, from start: Int, decoder: FLACFrameDecoder,
                       warnings: inout [String]) -> ([Int64], [Int]) {
         var starts: [Int64] = [], offsets: [Int] = []
@@ -115,27 +123,74 @@ public final class FLACFileReader: @unchecked Sendable {
         var position = start
         var nextSample: Int64 = 0
         var nextFrame: Int64 = 0
+        /// Samples per frame of a fixed-block-size stream (its first frame's block size).
+        var fixedBlock: Int64?
         var skipped = 0
-        while position + 2 <= p.count {
-            // (the sync code: 0xFF, then 0b1111100x)
-            if p[position] == 0xFF && p[position + 1] & 0xFE == 0xF8, let h = try? decoder.frameHeader(bytes, at: position),
-               h.variableBlockSize ? h.number == nextSample : h.number == nextFrame,
-               offsets.last.map({ endsFrame(p, from: $0, at: position) }) ?? true {
-                starts.append(nextSample)
-                offsets.append(position)
-                nextSample += Int64(h.blockSize)
-                nextFrame += 1
-                position += 4   // (the shortest frame is longer; the scan resumes past this header's sync)
-                continue
+        var resynchronised = 0
+        func header(at q: Int) -> FLACFrameHeader? {
+            guard q + 2 <= p.count, p[q] == 0xFF, p[q + 1] & 0xFE == 0xF8 else { return nil }
+            return try? decoder.frameHeader(bytes, at: q)
+        }
+        /// Whether the frame at `q` (header `h`) is confirmed by its own CRC-16: the next frame's
+        /// header follows it, or it ends the data.
+        func confirmed(_ q: Int, _ h: FLACFrameHeader) -> Bool {
+            if endsFrame(p, from: q, at: p.count) { return true }
+            let limit = min(p.count, q + max(info(decoder).maximumFrameSize, 0) + 16 + (info(decoder).maximumFrameSize == 0 ? 1 << 20 : 0))
+            var r = q + 4
+            while r + 2 <= limit {
+                if let n = header(at: r), n.variableBlockSize == h.variableBlockSize,
+                   n.number == h.number + (h.variableBlockSize ? Int64(h.blockSize) : 1), endsFrame(p, from: q, at: r) {
+                    return true
+                }
+                r += 1
             }
-            if !offsets.isEmpty || position > start { skipped += 1 }
+            return false
+        }
+        func accept(_ h: FLACFrameHeader, at q: Int, sample: Int64) {
+            starts.append(sample)
+            offsets.append(q)
+            if !h.variableBlockSize && fixedBlock == nil { fixedBlock = Int64(h.blockSize) }
+            nextSample = sample + Int64(h.blockSize)
+            nextFrame = (h.variableBlockSize ? nextFrame : h.number) + 1
+        }
+        while position + 2 <= p.count {
+            if let h = header(at: position) {
+                let continues = h.variableBlockSize ? h.number == nextSample : h.number == nextFrame
+                if continues && (offsets.last.map { endsFrame(p, from: $0, at: position) } ?? true) {
+                    accept(h, at: position, sample: nextSample)
+                    position += 4   // (the shortest frame is longer; the scan resumes past this header's sync)
+                    continue
+                }
+                // After damage: a later frame (numbered at or after the one expected) whose own
+                // CRC-16 checks out.
+                let later = h.variableBlockSize ? h.number >= nextSample : h.number >= nextFrame
+                if !offsets.isEmpty, later, !endsFrame(p, from: offsets.last!, at: position), confirmed(position, h) {
+                    let sample = h.variableBlockSize ? h.number : h.number * (fixedBlock ?? Int64(h.blockSize))
+                    if sample > nextSample {
+                        // (frames whose headers were destroyed: the samples keep their positions,
+                        // and reading them reports the damage: offset -1)
+                        starts.append(nextSample)
+                        offsets.append(-1)
+                    }
+                    resynchronised += 1
+                    accept(h, at: position, sample: sample)
+                    position += 4
+                    continue
+                }
+            }
+            if position > start { skipped += 1 }
             position += 1
         }
         if offsets.first.map({ $0 != start }) ?? true, p.count > start {
             warnings.append("the audio does not start with a FLAC frame; \(skipped) bytes were skipped looking for frames")
         }
+        if resynchronised > 0 {
+            warnings.append("\(resynchronised) damaged stretch(es) of frames: reading them reports the damage; the frames after each are read")
+        }
         return (starts, offsets)
     }
+
+    private static func info(_ decoder: FLACFrameDecoder) -> FLACStreamInfo { decoder.info }
 
     /// Whether the frame starting at `start` ends right before `end`: its last two bytes are the
     /// CRC-16 of the bytes before them.
@@ -166,6 +221,10 @@ public final class FLACFileReader: @unchecked Sendable {
             // The frame holding `frame`: the last start at or before it.
             var k = frameStarts.lastIndex(before: frame + 1)
             while done < wanted && k < frameStarts.count {
+                if frameOffsets[k] < 0 {
+                    throw AudioFileFormatError(code: Code.invalidFile,
+                                               message: "cannot read \(quoted(path)) at frame \(frameStarts[k]): the FLAC frames there are damaged beyond recognition")
+                }
                 if held != k {
                     do {
                         _ = try decoder.decodeFrame(bytes, at: frameOffsets[k])

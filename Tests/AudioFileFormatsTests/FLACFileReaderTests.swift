@@ -107,3 +107,36 @@ open(os.path.join(d, 'c.flac'), 'wb').write(data + b'TAG' + bytes(range(125)))
         #expect(FLACFileReader.sniff(Array("fLaC".utf8)))
     }
 }
+
+extension FLACFileReaderTests {
+    /// Damage inside a frame, and a destroyed frame header: the frames before and after stay
+    /// readable and exact; reading the damaged stretch throws.
+    @Test func framesAfterDamageStayReadable() throws {
+        guard Self.hasPython else { print("SKIP FLAC damage cases: python3 with numpy and soundfile is not installed"); return }
+        let dir = try makeFiles()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let original = try [UInt8](Data(contentsOf: dir.appendingPathComponent("a.flac")))
+        let expected = try Data(contentsOf: dir.appendingPathComponent("a.raw")).withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        let clean = try FLACFileReader(path: dir.appendingPathComponent("a.flac").path)
+        let frames = Int(clean.frameCount)
+        let syncs = clean.frameByteOffsets
+        #expect(syncs.count == (frames + 4095) / 4096)
+        for (label, mutate) in [("payload", { (b: inout [UInt8], at: Int) in for k in 40..<60 { b[at + k] ^= 0xA5 } }),
+                                ("header", { (b: inout [UInt8], at: Int) in b[at] = 0; b[at + 1] = 0 })] {
+            var bytes = original
+            let victim = syncs[syncs.count / 2]
+            mutate(&bytes, victim)
+            let url = dir.appendingPathComponent("damaged-\(label).flac")
+            try Data(bytes).write(to: url)
+            let reader = try FLACFileReader(path: url.path)
+            #expect(reader.frameCount == Int64(frames), "\(label)")
+            #expect(!reader.warnings.isEmpty, "\(label)")
+            // Before and after the damage: exact.
+            #expect(try read(reader, at: 0, count: 4096) == Array(expected[0..<(4096 * 2)]), "\(label): start")
+            let tailStart = frames - 8192
+            #expect(try read(reader, at: Int64(tailStart), count: 8192) == Array(expected[(tailStart * 2)...]), "\(label): end")
+            // The whole file: the damaged frame is reported.
+            #expect(throws: AudioFileFormatError.self, "\(label)") { _ = try read(reader, at: 0, count: frames) }
+        }
+    }
+}
