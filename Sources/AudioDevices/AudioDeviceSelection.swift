@@ -1,0 +1,119 @@
+// Choosing a backend and a device.
+//
+// `AVAUDIO_BACKEND` (or an explicit selector given to the engine) names one:
+//   null                      the timer-clocked null device (no sound)
+//   alsa  | alsa:PCM          an ALSA PCM: alsa:default, alsa:hw:0, alsa:plughw:1,0, any name
+//                             defined in asound.conf
+//   pulse | pulse:SINK[:SOURCE]  PulseAudio (or PipeWire's pulse server): the default or named
+//                             sink (and source); the server is libpulse's default ($PULSE_SERVER…)
+//   auto                      as when unset
+//
+// Unset (or `auto`): PulseAudio when a server answers; else ALSA `default` when the machine has a
+// sound card (snd_card_next finds one); else the null device — so a headless machine (CI, the
+// test suite) keeps running on the null device, clocked like hardware, as before this module
+// existed. Asking for a backend explicitly never falls back: it works or throws.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
+    case automatic
+    case null
+    case alsa(pcm: String)
+    case pulse(sink: String?, source: String?)
+
+    /// Parses a selector (see the top of this file). Throws for an unknown backend.
+    public init(parsing selector: String) throws {
+        let text = selector.trimmingWhitespace
+        let (backend, rest): (Substring, Substring?) = {
+            guard let colon = text.firstIndex(of: ":") else { return (Substring(text), nil) }
+            return (text[..<colon], text[text.index(after: colon)...])
+        }()
+        switch backend.lowercased() {
+        case "", "auto", "automatic": self = .automatic
+        case "null", "none-null": self = .null
+        case "alsa":
+            self = .alsa(pcm: rest.map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "default")
+        case "pulse", "pulseaudio", "pipewire":
+            let parts = rest.map { $0.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) } ?? []
+            let sink = parts.first.flatMap { $0.isEmpty || $0 == "default" ? nil : $0 }
+            let source = parts.count > 1 ? (parts[1].isEmpty || parts[1] == "default" ? nil : parts[1]) : nil
+            self = .pulse(sink: sink, source: source)
+        default:
+            throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM] or pulse[:SINK[:SOURCE]] (JACK is not supported yet)")
+        }
+    }
+
+    /// `AVAUDIO_BACKEND`, or `.automatic` when unset or empty.
+    public static func fromEnvironment() throws -> AudioDeviceSelection {
+        guard let value = getenv("AVAUDIO_BACKEND").map({ String(cString: $0) }), !value.isEmpty else { return .automatic }
+        return try AudioDeviceSelection(parsing: value)
+    }
+
+    public var description: String {
+        switch self {
+        case .automatic: "auto"
+        case .null: "null"
+        case .alsa(let pcm): "alsa:\(pcm)"
+        case .pulse(let sink, let source): "pulse" + (sink.map { ":\($0)" } ?? (source != nil ? ":" : "")) + (source.map { ":\($0)" } ?? "")
+        }
+    }
+}
+
+/// Opening and listing devices across backends.
+public enum AudioDevices {
+    /// Opens the device `selection` names for `request`. `.automatic` picks as described at the
+    /// top of this file.
+    public static func open(_ selection: AudioDeviceSelection, request: AudioDeviceRequest) throws -> AudioDevice {
+        switch selection {
+        case .null:
+            return NullAudioDevice(sampleRate: request.sampleRate ?? 48_000, channelCount: request.direction.hasOutput ? request.outputChannels : 0,
+                                   inputChannelCount: request.direction.hasInput ? request.inputChannels : 0, periodFrames: request.periodFrames)
+        case .alsa(let pcm):
+            return try ALSAAudioDevice(pcmName: pcm, request: request)
+        case .pulse(let sink, let source):
+            return try PulseAudioDevice(sinkName: sink, sourceName: source, request: request)
+        case .automatic:
+            if let device = try? PulseAudioDevice(request: request) { return device }
+            if alsaHasSoundCard(), let device = try? ALSAAudioDevice(pcmName: "default", request: request) { return device }
+            return try open(.null, request: request)
+        }
+    }
+
+    /// Whether a PulseAudio (or pipewire-pulse) server answers at libpulse's default address.
+    public static func pulseServerAnswers() -> Bool {
+        guard let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: nil, pulse: pulse) else { return false }
+        connection.close()
+        return true
+    }
+
+    /// Whether ALSA sees a sound card.
+    public static func alsaHasSoundCard() -> Bool {
+        guard let alsa = try? ALSA.library() else { return false }
+        var card: Int32 = -1
+        return alsa.cardNext(&card) == 0 && card >= 0
+    }
+
+    /// Every device the backends report: PulseAudio's sinks and sources (when a server answers),
+    /// ALSA's PCM names (device name hints; channel counts and rates probed by opening each
+    /// without blocking, 0 when it cannot be opened), and the null device.
+    public static func enumerate() -> [AudioDeviceInfo] {
+        var devices: [AudioDeviceInfo] = []
+        if let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: nil, pulse: pulse) {
+            devices += connection.enumerate()
+            connection.close()
+        }
+        devices += ALSAAudioDevice.enumerate()
+        devices.append(NullAudioDevice().info)
+        return devices
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\n" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\n" { s.removeLast() }
+        return String(s)
+    }
+}
