@@ -4,8 +4,10 @@
 //   null                      the timer-clocked null device (no sound)
 //   alsa  | alsa:PCM          an ALSA PCM: alsa:default, alsa:hw:0, alsa:plughw:1,0, any name
 //                             defined in asound.conf
-//   pulse | pulse:SINK[:SOURCE]  PulseAudio (or PipeWire's pulse server): the default or named
-//                             sink (and source); the server is libpulse's default ($PULSE_SERVER…)
+//   pulse | pulse:SINK[:SOURCE][@SERVER]  PulseAudio (or PipeWire's pulse server): the default or
+//                             named sink (and source; `default` or empty for the default); the
+//                             server libpulse's default ($PULSE_SERVER, the user's socket) unless
+//                             given after `@` (e.g. `pulse:nullsink@unix:/tmp/pulse/native`)
 //   auto                      as when unset
 //
 // Unset (or `auto`): PulseAudio when a server answers; else ALSA `default` when the machine has a
@@ -20,12 +22,14 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
     case automatic
     case null
     case alsa(pcm: String)
-    case pulse(sink: String?, source: String?)
+    case pulse(sink: String?, source: String?, server: String?)
 
     /// Parses a selector (see the top of this file). Throws for an unknown backend.
     public init(parsing selector: String) throws {
         let text = selector.trimmingWhitespace
         let (backend, rest): (Substring, Substring?) = {
+            // `pulse@SERVER`: no device names, a server.
+            if let at = text.firstIndex(of: "@"), !text[..<at].contains(":") { return (text[..<at], text[at...]) }
             guard let colon = text.firstIndex(of: ":") else { return (Substring(text), nil) }
             return (text[..<colon], text[text.index(after: colon)...])
         }()
@@ -35,10 +39,16 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
         case "alsa":
             self = .alsa(pcm: rest.map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "default")
         case "pulse", "pulseaudio", "pipewire":
-            let parts = rest.map { $0.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init) } ?? []
+            var names = rest.map(String.init) ?? ""
+            var server: String?
+            if let at = names.firstIndex(of: "@") {
+                server = String(names[names.index(after: at)...])
+                names = String(names[..<at])
+            }
+            let parts = names.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
             let sink = parts.first.flatMap { $0.isEmpty || $0 == "default" ? nil : $0 }
             let source = parts.count > 1 ? (parts[1].isEmpty || parts[1] == "default" ? nil : parts[1]) : nil
-            self = .pulse(sink: sink, source: source)
+            self = .pulse(sink: sink, source: source, server: server.flatMap { $0.isEmpty ? nil : $0 })
         default:
             throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM] or pulse[:SINK[:SOURCE]] (JACK is not supported yet)")
         }
@@ -55,7 +65,8 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
         case .automatic: "auto"
         case .null: "null"
         case .alsa(let pcm): "alsa:\(pcm)"
-        case .pulse(let sink, let source): "pulse" + (sink.map { ":\($0)" } ?? (source != nil ? ":" : "")) + (source.map { ":\($0)" } ?? "")
+        case .pulse(let sink, let source, let server):
+            "pulse" + (sink != nil || source != nil ? ":\(sink ?? "default")" : "") + (source.map { ":\($0)" } ?? "") + (server.map { "@\($0)" } ?? "")
         }
     }
 }
@@ -71,8 +82,8 @@ public enum AudioDevices {
                                    inputChannelCount: request.direction.hasInput ? request.inputChannels : 0, periodFrames: request.periodFrames)
         case .alsa(let pcm):
             return try ALSAAudioDevice(pcmName: pcm, request: request)
-        case .pulse(let sink, let source):
-            return try PulseAudioDevice(sinkName: sink, sourceName: source, request: request)
+        case .pulse(let sink, let source, let server):
+            return try PulseAudioDevice(server: server, sinkName: sink, sourceName: source, request: request)
         case .automatic:
             if let device = try? PulseAudioDevice(request: request) { return device }
             if alsaHasSoundCard(), let device = try? ALSAAudioDevice(pcmName: "default", request: request) { return device }
@@ -80,9 +91,9 @@ public enum AudioDevices {
         }
     }
 
-    /// Whether a PulseAudio (or pipewire-pulse) server answers at libpulse's default address.
-    public static func pulseServerAnswers() -> Bool {
-        guard let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: nil, pulse: pulse) else { return false }
+    /// Whether a PulseAudio (or pipewire-pulse) server answers at `server` (nil: libpulse's default address).
+    public static func pulseServerAnswers(server: String? = nil) -> Bool {
+        guard let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: server, pulse: pulse) else { return false }
         connection.close()
         return true
     }
@@ -97,9 +108,9 @@ public enum AudioDevices {
     /// Every device the backends report: PulseAudio's sinks and sources (when a server answers),
     /// ALSA's PCM names (device name hints; channel counts and rates probed by opening each
     /// without blocking, 0 when it cannot be opened), and the null device.
-    public static func enumerate() -> [AudioDeviceInfo] {
+    public static func enumerate(pulseServer: String? = nil) -> [AudioDeviceInfo] {
         var devices: [AudioDeviceInfo] = []
-        if let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: nil, pulse: pulse) {
+        if let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: pulseServer, pulse: pulse) {
             devices += connection.enumerate()
             connection.close()
         }

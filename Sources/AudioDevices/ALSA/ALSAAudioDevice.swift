@@ -357,8 +357,8 @@ private final class Loop: @unchecked Sendable {
 }
 
 extension ALSAAudioDevice {
-    /// ALSA's PCM names from the device name hints, each probed (non-blocking open) for its
-    /// channel counts and rate range.
+    /// ALSA's PCM names from the device name hints; the card's own PCMs are probed (non-blocking
+    /// open) for their channel counts and rates, plugins are listed with 0 channels (unknown).
     static func enumerate() -> [AudioDeviceInfo] {
         guard let alsa = try? ALSA.library() else { return [] }
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
@@ -376,8 +376,12 @@ extension ALSAAudioDevice {
             guard let name = hint(entry, "NAME") else { continue }
             let description = (hint(entry, "DESC") ?? name).split(separator: "\n").joined(separator: " — ")
             let ioid = hint(entry, "IOID")   // nil: both directions
-            let output = ioid == nil || ioid == "Output" ? probe(alsa, name, stream: ALSA.streamPlayback) : nil
-            let input = ioid == nil || ioid == "Input" ? probe(alsa, name, stream: ALSA.streamCapture) : nil
+            // Probed: the card's own PCMs (hw, plughw, sysdefault, front…) — not plugins that
+            // reach for a server (pulse, jack, oss), which would connect, time out, and log.
+            let probed = !["pulse", "jack", "oss", "null", "default", "pipewire", "lavrate", "samplerate", "speexrate", "upmix", "vdownmix", "a52", "usbstream"]
+                .contains(where: { name == $0 || name.hasPrefix($0 + ":") })
+            let output = probed && (ioid == nil || ioid == "Output") ? probe(alsa, name, stream: ALSA.streamPlayback) : nil
+            let input = probed && (ioid == nil || ioid == "Input") ? probe(alsa, name, stream: ALSA.streamCapture) : nil
             let rates = output?.rates ?? input?.rates ?? []
             devices.append(AudioDeviceInfo(backend: "alsa", id: name, name: description, outputChannels: output?.channels ?? 0,
                                            inputChannels: input?.channels ?? 0, sampleRates: rates,

@@ -124,6 +124,7 @@ final class PulseConnection: @unchecked Sendable {
             let message = pulse.message(pulse.contextErrno(context))
             pulse.contextUnref(context)
             pulse.mainloopFree(mainloop)
+            closed = true   // (a throwing init still runs deinit: do not free twice)
             throw AudioDeviceError(.notFound, "no PulseAudio server answers at \(server ?? "the default address"): \(message)")
         }
         pulse.mainloopLock(mainloop)
@@ -231,6 +232,8 @@ private final class PulseSession: @unchecked Sendable {
     /// Captured interleaved Float32 frames waiting for a write callback (duplex) or a full period (input only).
     let fifo: UnsafeMutablePointer<Float>
     let fifoCapacity: Int
+    /// Duplex: frames the FIFO must hold before the write callbacks start taking input.
+    let primingFrames: Int
     var fifoStart = 0
     var fifoCount = 0
     /// Set false by stop(): callbacks after it write silence and call nothing.
@@ -250,7 +253,8 @@ private final class PulseSession: @unchecked Sendable {
         output = PlanarBuffers(channels: max(1, outputChannels), frames: frames)
         input = PlanarBuffers(channels: inputChannels, frames: frames)
         bytes = .allocate(byteCount: frames * max(1, max(outputChannels, inputChannels)) * 4, alignment: 16)
-        fifoCapacity = frames * (max(2, device.request.periods) + 8)
+        fifoCapacity = frames * (4 * max(2, device.request.periods) + 16)
+        primingFrames = frames * (max(2, device.request.periods) + 1)
         fifo = .allocate(capacity: fifoCapacity * max(1, inputChannels))
     }
 
@@ -380,11 +384,6 @@ private final class PulseSession: @unchecked Sendable {
         enterRealTime()
         let frameBytes = outputChannels * 4
         var remaining = requested / frameBytes
-        var latency: UInt64 = 0
-        var negative: Int32 = 0
-        if pulse.streamGetLatency(playback, &latency, &negative) == 0, negative == 0 {
-            status.delayFrames.store(Int(Double(latency) * rate / 1e6), ordering: .relaxed)
-        }
         let live = running.load(ordering: .acquiring)
         let outputPointers = UnsafePointer(output.pointers)
         while remaining > 0 {
@@ -392,6 +391,7 @@ private final class PulseSession: @unchecked Sendable {
             if live {
                 var hasInput = false
                 if inputChannels > 0 { hasInput = takeInput(frames: n) }
+                // (the previous callback's measured latency: where these frames will be heard)
                 let queued = Double(status.delayFrames.load(ordering: .relaxed)) / rate
                 render(AudioDeviceCycle(output: outputPointers, input: hasInput ? UnsafePointer(input.pointers) : nil, frames: n,
                                         hostTime: monotonicNanoseconds() + UInt64(queued * 1e9)))
@@ -402,10 +402,27 @@ private final class PulseSession: @unchecked Sendable {
             _ = pulse.streamWrite(playback, bytes, n * frameBytes, nil, 0, Pulse.seekRelative)
             remaining -= n
         }
+        // The latency once the buffer holds what was just written: stream buffer + sink.
+        var latency: UInt64 = 0
+        var negative: Int32 = 0
+        if pulse.streamGetLatency(playback, &latency, &negative) == 0, negative == 0 {
+            status.delayFrames.store(Int(Double(latency) * rate / 1e6), ordering: .relaxed)
+        }
     }
 
-    /// Moves `n` frames from the FIFO to the planar input (silence for what is missing, counted).
+    /// Moves `n` frames from the FIFO to the planar input. Duplex: consumption starts once the
+    /// playback target length plus one period has arrived (the server asks for playback data in
+    /// chunks up to the target length while capture arrives a fragment at a time, so this margin
+    /// keeps the FIFO from running dry between them); when it does run dry, the missing input is
+    /// silence, counted as an xrun, and the margin is rebuilt.
     private func takeInput(frames n: Int) -> Bool {
+        if !inputPrimed {
+            guard fifoCount >= primingFrames || outputChannels == 0 else {
+                for c in 0..<inputChannels { input.pointers[c].update(repeating: 0, count: n) }
+                return true
+            }
+            inputPrimed = true
+        }
         let available = min(n, fifoCount)
         var i = 0
         while i < available {
@@ -417,11 +434,12 @@ private final class PulseSession: @unchecked Sendable {
         fifoCount -= available
         if available < n {
             for c in 0..<inputChannels { (input.pointers[c] + available).update(repeating: 0, count: n - available) }
-            if fifoCountEverFilled { status.xruns.add(1, ordering: .relaxed) }
+            status.xruns.add(1, ordering: .relaxed)
+            inputPrimed = false
         }
         return true
     }
-    private var fifoCountEverFilled = false
+    private var inputPrimed = false
 
     /// Captured data arrived: append it to the FIFO; input-only devices render each full period.
     func readAvailable() {
@@ -461,7 +479,6 @@ private final class PulseSession: @unchecked Sendable {
                 }
             }
             _ = pulse.streamDrop(record)
-            fifoCountEverFilled = true
         }
         // Input only: hand each complete period to the render callback now.
         guard outputChannels == 0, running.load(ordering: .acquiring) else { return }
