@@ -23,7 +23,7 @@ import Synchronization
 /// rendering constraints.
 open class AVAudioEngine: NSObject {
     /// Serialises control-side graph changes (clients may call from several threads).
-    let lock = NSRecursiveLock()
+    let lock = EngineLock()
     var nodes: [ObjectIdentifier: AVAudioNode] = [:]
     /// Connections keyed by their destination (node, input bus): each input has at most one source.
     var connections: [InputKey: Connection] = [:]
@@ -51,6 +51,8 @@ open class AVAudioEngine: NSObject {
     // Running state.
     var prepared = false
     var running = false
+    /// Set while a thread runs `prepareAudioUnits()` (engine lock).
+    var preparingAudioUnits = false
     var device: AudioDevice?
     /// The device selector given to `_setAudioDevice(_:periodFrames:)` (nil: `AVAUDIO_BACKEND`, else automatic).
     var deviceSelector: String?
@@ -80,6 +82,9 @@ open class AVAudioEngine: NSObject {
     public override init() {
         super.init()
         attachInternal(outputNode)
+        // Client code the plan compiler needed (custom audio units' preparation) runs once the
+        // editing thread lets go of the lock (AVAudioEngine+AudioUnits.swift).
+        lock.afterOutermostUnlock = { [unowned self] in self.prepareAudioUnits() }
     }
 
     deinit {
