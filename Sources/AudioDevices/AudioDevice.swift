@@ -144,6 +144,9 @@ public protocol AudioDevice: AnyObject {
     /// the device thread itself (a render block stopping the engine), which cannot wait for
     /// itself: then the thread stops after the current callback.
     func stop()
+    /// True once the device failed beyond recovery (unplugged, server gone): it cannot start
+    /// again; open a new one.
+    var hasFailed: Bool { get }
     /// Called on another thread when the device's format or route changed or the device went
     /// away (the device has stopped calling `render` by then). Set by the engine.
     var configurationChangeHandler: (() -> Void)? { get set }
@@ -191,4 +194,6 @@ final class DeviceStatus: @unchecked Sendable {
     let delayFrames = Atomic<Int>(0)
     /// The last measured input delay in frames (0 until measured).
     let inputDelayFrames = Atomic<Int>(0)
+    /// The device failed beyond recovery.
+    let failed = Atomic<Bool>(false)
 }

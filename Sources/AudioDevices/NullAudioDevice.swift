@@ -18,6 +18,7 @@ public final class NullAudioDevice: AudioDevice {
     public var outputLatency: Double { Double(periodFrames) / sampleRate }
     public var inputLatency: Double { 0 }
     public var xrunCount: Int { 0 }
+    public var hasFailed: Bool { false }
     public var isRealTime: Bool { status.realTime.load(ordering: .relaxed) }
     public var name: String { "null device (\(Int(sampleRate)) Hz, \(outputChannelCount) ch, \(periodFrames)-frame periods)" }
     public var info: AudioDeviceInfo {

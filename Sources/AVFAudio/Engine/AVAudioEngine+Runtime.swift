@@ -59,12 +59,13 @@ extension AVAudioEngine {
     }
 
     /// The device, opened on first use (with input when the engine's input node exists; reopened
-    /// when the input node appeared after an output-only open); it reports configuration
+    /// when the input node appeared after an output-only open, or after the device failed: a
+    /// server that died and came back, a card plugged in again); it reports configuration
     /// changes to the engine. Engine lock held, not running.
     func openDevice() throws -> AudioDevice {
         let wantsInput = _inputNode != nil
         if let device {
-            if !wantsInput || device.inputChannelCount > 0 || deviceLacksInput { return device }
+            if !device.hasFailed && (!wantsInput || device.inputChannelCount > 0 || deviceLacksInput) { return device }
             device.stop()
             self.device = nil
         }

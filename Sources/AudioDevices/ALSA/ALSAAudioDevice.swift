@@ -38,6 +38,7 @@ public final class ALSAAudioDevice: AudioDevice {
     public var inputLatency: Double { inputChannelCount > 0 ? Double(periodFrames) / sampleRate : 0 }
     public var xrunCount: Int { status.xruns.load(ordering: .relaxed) }
     public var isRealTime: Bool { status.realTime.load(ordering: .relaxed) }
+    public var hasFailed: Bool { status.failed.load(ordering: .relaxed) }
     public var name: String { "ALSA \(pcmName) (\(Int(sampleRate)) Hz, out \(outputChannelCount) ch, in \(inputChannelCount) ch, \(periodFrames)-frame periods × \(bufferFrames / max(1, periodFrames)))" }
     public var info: AudioDeviceInfo {
         AudioDeviceInfo(backend: "alsa", id: pcmName, name: pcmName, outputChannels: outputChannelCount, inputChannels: inputChannelCount,
@@ -188,7 +189,10 @@ public final class ALSAAudioDevice: AudioDevice {
         session.thread = try DeviceThread(name: "avaudio alsa") { [session] in
             status.realTime.store(RealTimeScheduling.requestForCurrentThread(), ordering: .relaxed)
             let failed = loop.run(session.running, render: render)
-            if failed { deviceFailed() }
+            if failed {
+                status.failed.store(true, ordering: .relaxed)
+                deviceFailed()
+            }
         }
         self.session = session
     }

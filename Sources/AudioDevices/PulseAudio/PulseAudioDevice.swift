@@ -47,6 +47,7 @@ public final class PulseAudioDevice: AudioDevice {
     }
     public var xrunCount: Int { status.xruns.load(ordering: .relaxed) }
     public var isRealTime: Bool { status.realTime.load(ordering: .relaxed) }
+    public var hasFailed: Bool { status.failed.load(ordering: .relaxed) }
     public var name: String {
         "PulseAudio \(sinkName ?? sourceName ?? "default") on \(server ?? "the default server") (\(Int(sampleRate)) Hz, \(periodFrames)-frame periods)"
     }
@@ -323,6 +324,7 @@ private final class PulseSession: @unchecked Sendable {
             let state = session.pulse.streamGetState(stream)
             if (state == Pulse.streamFailed || state == Pulse.streamTerminated) && session.running.load(ordering: .relaxed) {
                 session.running.store(false, ordering: .relaxed)
+                session.status.failed.store(true, ordering: .relaxed)
                 session.device.streamDidFail()
             }
         }, me)

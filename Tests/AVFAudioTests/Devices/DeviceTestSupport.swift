@@ -100,8 +100,10 @@ final class PrivatePulseServer {
     private var process: ChildProcess?
     var server: String { "unix:\(socket)" }
 
-    init() throws {
-        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("avaudio-pulse-\(getpid())-\(UUID().uuidString.prefix(8))")
+    /// Starts a server in a new temporary directory, or in `directory` (a server restarted at
+    /// the same socket after `crash()`).
+    init(directory existing: URL? = nil) throws {
+        directory = existing ?? URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("avaudio-pulse-\(getpid())-\(UUID().uuidString.prefix(8))")
         for sub in ["config/pulse", "runtime", "state"] {
             try FileManager.default.createDirectory(at: directory.appendingPathComponent(sub), withIntermediateDirectories: true)
         }
@@ -156,6 +158,14 @@ final class PrivatePulseServer {
         process?.stop()
         process = nil
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// Kills the server abruptly (SIGKILL), as a crash would; the directory stays.
+    func crash() {
+        guard let process else { return }
+        kill(process.pid, SIGKILL)
+        process.stop()
+        self.process = nil
     }
 }
 

@@ -142,4 +142,48 @@ struct PulseAudioDeviceTests {
             #expect(error.localizedDescription.contains("PulseAudio"), "\(error.localizedDescription)")
         }
     }
+
+    @Test("The server dies mid-stream: the engine stops and posts a configuration change, stop() returns, start() works once the server is back",
+          .enabled(if: DeviceComponents.pulse, "pulseaudio or libpulse.so.0 is not installed"))
+    func serverDiesMidStream() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let engine = AVAudioEngine()
+        try engine._setAudioDevice("pulse:nullsink@\(server.server)", periodFrames: 1024)
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let source = CounterSignal.sourceNode(format: format)
+        engine.attach(source)
+        engine.connect(source, to: engine.outputNode, format: format)
+        let changed = DispatchSemaphore(value: 0)
+        let observer = NotificationCenter.default.addObserver(forName: .AVAudioEngineConfigurationChange, object: engine, queue: nil) { _ in
+            changed.signal()
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try engine.start()
+        usleep(500_000)
+        server.crash()
+        #expect(changed.wait(timeout: .now() + 10) == .success, "no .AVAudioEngineConfigurationChange within 10 s of the server dying")
+        #expect(!engine.isRunning)
+        // stop() returns (watchdog) and start() fails cleanly while no server answers.
+        let stopped = DispatchSemaphore(value: 0)
+        let engineRef = UncheckedEngine(engine)
+        Thread.detachNewThread { engineRef.engine.stop(); stopped.signal() }
+        #expect(stopped.wait(timeout: .now() + 10) == .success, "stop() hung after the server died")
+        #expect(throws: NSError.self) { try engine.start() }
+
+        // The server comes back at the same address: start() opens a new device and plays again.
+        let restarted = try PrivatePulseServer(directory: server.directory)
+        defer { restarted.stop() }
+        try engine.start()
+        usleep(300_000)
+        #expect(engine.isRunning)
+        #expect(engine._audioDeviceName?.contains("PulseAudio nullsink") == true)
+        engine.stop()
+    }
+}
+
+/// Hands an engine to a watchdog thread.
+struct UncheckedEngine: @unchecked Sendable {
+    let engine: AVAudioEngine
+    init(_ engine: AVAudioEngine) { self.engine = engine }
 }
