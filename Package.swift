@@ -43,8 +43,10 @@ let package = Package(
         .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
         .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
-        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
-        .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU; native FLAC read). No Apple names.
+        .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
+        // Codecs (FLAC so far), from their specifications. No Apple names.
+        .target(name: "AudioCodecs", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
         .target(name: "AudioDevices", swiftSettings: swift5),
@@ -52,7 +54,7 @@ let package = Package(
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
         // buffer, as Apple declares it; clients need no flag to call it.
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats", "AudioDevices"],
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats", "AudioDevices"],
                 swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"], swiftSettings: swift5),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),
