@@ -50,16 +50,19 @@ let package = Package(
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
         // Codecs (FLAC so far), from their specifications. No Apple names.
         .target(name: "AudioCodecs", swiftSettings: optimize),
+        // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
+        // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
+        .target(name: "AudioDevices", swiftSettings: swift5),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
         // buffer, as Apple declares it; clients need no flag to call it.
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats"],
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats", "AudioDevices"],
                 swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [
-            "AVFoundation", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "AVFoundation", "AudioDevices", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swift5),
         // One runnable example per node and unit, written as client code (`import AVFoundation`).
         .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation", "AudioAnalysis"], path: "Examples", swiftSettings: swift5),
@@ -70,7 +73,7 @@ let package = Package(
         .testTarget(name: "AudioToolboxTests", dependencies: ["AudioToolbox"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
-        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis"], swiftSettings: swift5),
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"], swiftSettings: swift5),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
@@ -78,6 +81,6 @@ let package = Package(
         // The measurements shared by the tests, the examples and the benchmarks (spectra, sine
         // fits, reverb decay, distortion). Not part of the product; no Apple names.
         .target(name: "AudioAnalysis", swiftSettings: swift5),
-        .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels", "AVFAudio"], swiftSettings: swift5),
+        .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels", "AVFAudio", "AudioDevices"], swiftSettings: swift5),
     ]
 )

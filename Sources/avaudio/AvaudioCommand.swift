@@ -3,6 +3,8 @@
 //     avaudio info song.wav [--json]
 //     avaudio convert song.wav song.caf --bits 24
 //     avaudio demo
+//     avaudio devices [--json]
+//     avaudio play song.wav --device pulse
 //
 // Each subcommand lives in its own file (Info.swift, Convert.swift, Demo.swift); shared helpers
 // are in Support.swift.
@@ -20,6 +22,6 @@ struct AvaudioCommand: ParsableCommand {
             (AVAudioFile, AVAudioFormat, AVAudioPCMBuffer).
             """,
         version: "avaudio \(version) (OpenAVFAudio)",
-        subcommands: [Info.self, Convert.self, Demo.self]
+        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self]
     )
 }

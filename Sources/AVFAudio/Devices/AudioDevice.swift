@@ -1,41 +1,48 @@
-// Audio devices behind a small protocol. The engine renders into whatever device it is given;
-// backends for ALSA, PulseAudio and PipeWire arrive in a later issue and load their system
-// libraries at run time (so the build never needs them). Until then `NullAudioDevice` is the
-// output: clocked in real time like hardware, so taps, completion handlers and timing behave as
-// they would with a sound card, on any headless machine.
+// How the engine finds its device. The devices themselves live in the AudioDevices module
+// (no Apple names): the protocol, the null device, ALSA and PulseAudio (see
+// Sources/AudioDevices/AudioDeviceSelection.swift for the selection rules and `AVAUDIO_BACKEND`).
+//
+// Which device `AVAudioEngine.start()` opens, in order:
+//   1. `OPENAVFAUDIO_DEVICE=none`: none (start() throws), to test error paths;
+//   2. the selector given to `engine._setAudioDevice(_:)`, if any;
+//   3. `AVAUDIO_BACKEND`;
+//   4. automatic: PulseAudio when a server answers, else ALSA `default` when there is a sound
+//      card, else the null device (so the test suite and headless machines behave as before).
+//      `.ci/run` sets `AVAUDIO_BACKEND=null` so that the suite stays deterministic even on a
+//      desktop; the device tests choose their devices explicitly.
+import AudioDevices
 
-/// A device that pulls rendered audio on its own thread.
-protocol AudioOutputDevice: AnyObject {
-    /// The device's sample rate and channel count (the output node's format).
-    var sampleRate: Double { get }
-    var channelCount: Int { get }
-    /// Frames per render callback.
-    var bufferFrames: Int { get }
-    /// Seconds from a frame being rendered to being heard.
-    var presentationLatency: TimeInterval { get }
-    /// A human-readable name, for errors and logs.
-    var name: String { get }
-    /// Starts calling `render` from the device thread: fill `channelCount` channels of `frames`
-    /// frames; `hostTime` is when the first frame will be presented.
-    func start(render: @escaping (_ channels: UnsafePointer<UnsafeMutablePointer<Float>>, _ frames: Int, _ hostTime: UInt64) -> Void) throws
-    /// Stops the device thread; returns after the last callback has finished.
-    func stop()
-    /// Called (on any thread but the render thread) after the device's format or route changed
-    /// underneath the engine — a sample rate change, a device unplugged, a new default device.
-    /// The device has stopped calling `render` by then. Set by the engine.
-    var configurationChangeHandler: (() -> Void)? { get set }
-}
-
-/// Which device `AVAudioEngine.start()` opens. `OPENAVFAUDIO_DEVICE=none` simulates a machine
-/// with no output device (start() throws), for testing error paths.
 enum AudioDeviceRegistry {
-    static func defaultOutputDevice() throws -> AudioOutputDevice {
+    /// Opens the engine's device. `input`: the engine uses its input node (duplex wanted; when
+    /// the device cannot capture, it is opened for output alone and the input node renders silence).
+    static func openDevice(selector: String?, periodFrames: Int, input: Bool) throws -> AudioDevice {
         if ProcessInfo.processInfo.environment["OPENAVFAUDIO_DEVICE"] == "none" {
             // Apple reports -10851 in com.apple.coreaudio.avfaudio when no output device is found
             // (AudioKit/AudioKit#857; see Types/AVAudioErrors.swift).
             throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
                                 "AVAudioEngine could not start: no audio output device is available (OPENAVFAUDIO_DEVICE=none)")
         }
-        return NullAudioDevice(sampleRate: 48_000, channelCount: 2, bufferFrames: 512)
+        do {
+            let selection = try selector.map(AudioDeviceSelection.init(parsing:)) ?? AudioDeviceSelection.fromEnvironment()
+            var request = AudioDeviceRequest(direction: input ? .duplex : .output, periodFrames: periodFrames)
+            if input, let device = try? AudioDevices.open(selection, request: request) { return device }
+            request.direction = .output
+            return try AudioDevices.open(selection, request: request)
+        } catch let error as AudioDeviceError {
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, "AVAudioEngine could not open its audio device: \(error.message)")
+        }
     }
 }
+
+/// Carries a value the compiler cannot prove Sendable into a thread we own.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A flag shared with a thread we own.
+final class RunFlag: @unchecked Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+import Synchronization

@@ -106,6 +106,10 @@ extension AVAudioEngine {
         if manualMode != nil, let manual = _inputNode?.manualInputFormat ?? _manualFormat {
             return AVAudioFormat(standardFormatWithSampleRate: manual.sampleRate, channelLayoutOrCount: manual)
         }
+        if manualMode == nil, let device, device.inputChannelCount > 0,
+           let format = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate, channels: AVAudioChannelCount(device.inputChannelCount)) {
+            return format
+        }
         return AVAudioOutputNode.fallbackFormat
     }
 

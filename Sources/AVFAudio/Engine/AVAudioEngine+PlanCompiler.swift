@@ -16,7 +16,7 @@ extension AVAudioEngine {
         // Client blocks (the input node's, source nodes') are never asked for more than one
         // cycle's maximum, even upstream of a rate conversion.
         for node in nodes.values {
-            if let input = node.renderer as? InputRenderer { input.maximumRequestFrames = maximumFrames }
+            if let input = node.renderer as? InputRenderer { input.maximumRequestFrames = maximumFrames; input.deviceInput = deviceInput }
             if let source = node.renderer as? SourceRenderer { source.maximumRequestFrames = maximumFrames }
         }
         var order: [AVAudioNode] = []

@@ -4,6 +4,7 @@
 // the locking design (which thread waits for which, and why nothing deadlocks): in short, the
 // engine's lock is never held while client code runs or while waiting for a thread that runs it.
 import Synchronization
+import AudioDevices
 
 extension AVAudioEngine {
     // MARK: Running
@@ -28,17 +29,20 @@ extension AVAudioEngine {
             return
         }
         let device = try openDevice()
-        outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate, channels: AVAudioChannelCount(device.channelCount))
+        outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate,
+                                                channels: AVAudioChannelCount(max(1, device.outputChannelCount)))
         outputNodeFormatDidChange()
+        inputNodeFormatDidChange()
         prepared = true
         exchange.publish(compilePlan())
         startDispatcher()
         running = true
         gate.openGate()
-        let channels = device.channelCount
+        let outputChannels = device.outputChannelCount
+        let inputChannels = device.inputChannelCount
         do {
-            try device.start { [unowned self] output, frames, hostTime in
-                self.renderDeviceCycle(into: output, channels: channels, frames: frames, hostTime: hostTime)
+            try device.start { [unowned self] cycle in
+                self.renderDeviceCycle(cycle, outputChannels: outputChannels, inputChannels: inputChannels)
             }
         } catch {
             running = false
@@ -49,15 +53,24 @@ extension AVAudioEngine {
             // Apple: com.apple.coreaudio.avfaudio -10851 when the output unit cannot be set up
             // (evidence in Types/AVAudioErrors.swift).
             throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
-                                "AVAudioEngine could not start the output device \(device.name): \((error as NSError).localizedDescription)",
-                                userInfo: [NSUnderlyingErrorKey: error])
+                                "AVAudioEngine could not start the output device \(device.name): \(error)",
+                                userInfo: [NSUnderlyingErrorKey: error as NSError])
         }
     }
 
-    /// The output device, opened on first use; it reports configuration changes to the engine.
-    func openDevice() throws -> AudioOutputDevice {
-        if let device { return device }
-        let device = try AudioDeviceRegistry.defaultOutputDevice()
+    /// The device, opened on first use (with input when the engine's input node exists; reopened
+    /// when the input node appeared after an output-only open, or after the device failed: a
+    /// server that died and came back, a card plugged in again); it reports configuration
+    /// changes to the engine. Engine lock held, not running.
+    func openDevice() throws -> AudioDevice {
+        let wantsInput = _inputNode != nil
+        if let device {
+            if !device.hasFailed && (!wantsInput || device.inputChannelCount > 0 || deviceLacksInput) { return device }
+            device.stop()
+            self.device = nil
+        }
+        let device = try AudioDeviceRegistry.openDevice(selector: deviceSelector, periodFrames: devicePeriodFrames, input: wantsInput)
+        deviceLacksInput = wantsInput && device.inputChannelCount == 0
         device.configurationChangeHandler = { [weak self] in
             guard let self else { return }
             // Off the device's thread, and never under its lock: the engine takes its own lock.
@@ -68,6 +81,36 @@ extension AVAudioEngine {
         return device
     }
 
+    /// Chooses the engine's audio device (not part of Apple's API, which selects devices by
+    /// `AudioDeviceID` on macOS): a selector as `AVAUDIO_BACKEND` takes — `null`, `alsa:PCM`
+    /// (`alsa:default`, `alsa:hw:0`, `alsa:plughw:1,0`, any asound.conf name), `pulse`,
+    /// `pulse:SINK[:SOURCE]` — or nil for `AVAUDIO_BACKEND`/automatic; and the period to ask for.
+    /// Takes effect at the next `start()`; throws for a selector it cannot parse, or while running.
+    public func _setAudioDevice(_ selector: String?, periodFrames: Int = 512) throws {
+        if let selector {
+            do { _ = try AudioDeviceSelection(parsing: selector) } catch let error as AudioDeviceError {
+                throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, error.message)
+            }
+        }
+        precondition(periodFrames > 0 && periodFrames <= 65_536, "AVAudioEngine._setAudioDevice: period \(periodFrames) frames is outside 1…65536")
+        lock.lock(); defer { lock.unlock() }
+        guard !running else {
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, "AVAudioEngine._setAudioDevice: stop the engine before changing its device")
+        }
+        device?.stop()
+        device = nil
+        deviceLacksInput = false
+        deviceSelector = selector
+        devicePeriodFrames = periodFrames
+    }
+
+    /// The running device's description and xrun count (not part of Apple's API, which has no
+    /// xrun counter): underruns and overruns the backend recovered since the device was opened.
+    public var _audioDeviceName: String? { lock.lock(); defer { lock.unlock() }; return device?.name }
+    public var _audioDeviceXrunCount: Int { lock.lock(); defer { lock.unlock() }; return device?.xrunCount ?? 0 }
+    /// Whether the device thread runs with real-time priority (SCHED_FIFO granted).
+    public var _audioDeviceIsRealTime: Bool { lock.lock(); defer { lock.unlock() }; return device?.isRealTime ?? false }
+
     /// The device's format or route changed: as on Apple platforms the engine stops, the output
     /// node takes the device's new format (the main mixer follows), and
     /// `.AVAudioEngineConfigurationChange` is posted with the engine as its object; the client
@@ -77,7 +120,7 @@ extension AVAudioEngine {
         lock.lock()
         if manualMode == nil, let device {
             outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: device.sampleRate,
-                                                    channels: AVAudioChannelCount(device.channelCount))
+                                                    channels: AVAudioChannelCount(max(1, device.outputChannelCount)))
             outputNodeFormatDidChange()
             if prepared { exchange.publish(compilePlan()) }
         }
@@ -91,7 +134,7 @@ extension AVAudioEngine {
     /// Throws when no device can be opened, or when the output is a real device.
     public func _simulateOutputDeviceConfigurationChange(sampleRate: Double, channelCount: AVAudioChannelCount) throws {
         lock.lock()
-        let opened: AudioOutputDevice
+        let opened: AudioDevice
         do { opened = try openDevice() } catch { lock.unlock(); throw error }
         lock.unlock()
         guard let null = opened as? NullAudioDevice else {
@@ -196,29 +239,47 @@ extension AVAudioEngine {
     }
 
     /// The latency from the output node to the listener, in seconds.
-    var outputPresentationLatency: TimeInterval { device?.presentationLatency ?? 0 }
+    var outputPresentationLatency: TimeInterval { device?.outputLatency ?? 0 }
+    /// The latency from the device's input to the input node, in seconds.
+    var inputPresentationLatency: TimeInterval { device?.inputLatency ?? 0 }
 
     // MARK: Rendering (render thread)
 
-    func renderDeviceCycle(into output: UnsafePointer<UnsafeMutablePointer<Float>>, channels: Int, frames: Int, hostTime: UInt64) {
+    /// One device callback. A callback larger than the plan's maximum cycle is served in several
+    /// engine cycles, back to back (never with silence); the input node reads the device's
+    /// captured frames at the same offsets.
+    func renderDeviceCycle(_ cycle: AudioDeviceCycle, outputChannels: Int, inputChannels: Int) {
+        let output = cycle.output
+        let frames = cycle.frames
         guard gate.enter() == .admitted else {
-            for c in 0..<channels { output[c].update(repeating: 0, count: frames) }
+            for c in 0..<outputChannels { output[c].update(repeating: 0, count: frames) }
             return
         }
         defer { gate.leave() }
         events.retryUndelivered()
         let plan = exchange.planForCycle()
-        let sampleTime = renderSampleTime
-        renderSampleTime += Int64(frames)
-        guard let plan, let source = plan.outputSource, frames <= plan.maximumFrames else {
-            for c in 0..<channels { output[c].update(repeating: 0, count: frames) }
+        guard let plan, let source = plan.outputSource, plan.maximumFrames > 0 else {
+            renderSampleTime += Int64(frames)
+            for c in 0..<outputChannels { output[c].update(repeating: 0, count: frames) }
             return
         }
-        _ = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime, outputRate: outputNode.outputRate,
-                        isOffline: false, events: events)
-        let n = min(channels, source.channelCount)
-        for c in 0..<n { output[c].update(from: source.channels[c], count: frames) }
-        for c in n..<channels { output[c].update(repeating: 0, count: frames) }
+        deviceInput.channels = cycle.input == nil ? 0 : inputChannels
+        deviceInput.pointers = cycle.input
+        let rate = outputNode.outputRate
+        var offset = 0
+        while offset < frames {
+            let n = min(plan.maximumFrames, frames - offset)
+            deviceInput.offset = offset
+            let hostTime = cycle.hostTime &+ UInt64(Double(offset) / rate * 1e9)
+            _ = plan.render(frames: n, sampleTime: renderSampleTime, hostTime: hostTime, outputRate: rate,
+                            isOffline: false, events: events)
+            renderSampleTime += Int64(n)
+            let m = min(outputChannels, source.channelCount)
+            for c in 0..<m { (output[c] + offset).update(from: source.channels[c], count: n) }
+            for c in m..<outputChannels { (output[c] + offset).update(repeating: 0, count: n) }
+            offset += n
+        }
+        deviceInput.pointers = nil
     }
 
     /// Manual rendering: renders `frames` frames into a planar Float32 destination.
@@ -246,7 +307,8 @@ extension AVAudioEngine {
     /// The largest cycle the plan must render.
     var maximumCycleFrames: Int {
         if manualMode != nil { return Int(_manualMaximumFrames) }
-        return device?.bufferFrames ?? 4096
+        // The device's callback size, capped at 4096 (larger callbacks are served in several cycles).
+        return min(4096, device?.maximumFramesPerCallback ?? 4096)
     }
 
     // MARK: Manual rendering (state; the API is in AVAudioEngine+ManualRendering.swift)

@@ -16,6 +16,7 @@
 //     while engine.manualRenderingSampleTime < total {
 //         _ = try engine.renderOffline(4096, to: output)
 //     }
+import AudioDevices
 import Synchronization
 
 /// An object that manages a graph of audio nodes, controls playback, and configures real-time
@@ -52,7 +53,15 @@ open class AVAudioEngine: NSObject {
     var running = false
     /// Set while a thread runs `prepareAudioUnits()` (engine lock).
     var preparingAudioUnits = false
-    var device: AudioOutputDevice?
+    var device: AudioDevice?
+    /// The device selector given to `_setAudioDevice(_:periodFrames:)` (nil: `AVAUDIO_BACKEND`, else automatic).
+    var deviceSelector: String?
+    /// The period asked of the device, in frames.
+    var devicePeriodFrames = 512
+    /// The input node exists but the device was opened for output only (it cannot capture).
+    var deviceLacksInput = false
+    /// The device's captured frames for the cycle in flight (render thread), read by the input node.
+    let deviceInput = DeviceInputSlot()
     var dispatcher: EventDispatcher?
     /// The engine's sample time at the output rate (render-thread owned while running).
     var renderSampleTime: Int64 = 0

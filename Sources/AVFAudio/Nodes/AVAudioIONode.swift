@@ -52,6 +52,9 @@ open class AVAudioOutputNode: AVAudioIONode {
 /// (until one is given, the manual rendering format). Connections made with format nil follow it
 /// whenever it changes, whatever the order of the calls (see `AVAudioEngine.inputNodeFormatDidChange`).
 open class AVAudioInputNode: AVAudioIONode, AVAudioMixing {
+    /// Seconds from the device's input to this node, as the backend measures it (0 without input).
+    open override var presentationLatency: TimeInterval { _engine?.inputPresentationLatency ?? 0 }
+
     /// The format the manual rendering block supplies; forgotten when manual rendering ends.
     private(set) var manualInputFormat: AVAudioFormat?
 
@@ -130,6 +133,8 @@ final class InputRenderer: NodeRenderer {
     /// The largest request the block may get: the engine's manual maximum frame count (set by
     /// the plan compiler before each plan is built).
     var maximumRequestFrames = 4096
+    /// The engine's view of the device's captured frames (set by the plan compiler).
+    unowned(unsafe) var deviceInput: DeviceInputSlot?   // (the engine owns it and outlives its plans; no refcounting on the render thread)
     private var rateConverter: MixerRateConverter?
 
     /// Control side; takes effect through the next plan (the plan compile happens after this).
@@ -193,6 +198,18 @@ final class InputRenderer: NodeRenderer {
         let frames = cycle.frames
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }), let block = state.block, let type = state.sampleType,
               state.channels == output.channelCount else {
+            // Not manual rendering: the device's captured frames for this cycle, when it has input.
+            if let slot = deviceInput, let captured = slot.pointers, slot.channels == output.channelCount {
+                output.restoreChannels()
+                var c = 0
+                while c < slot.channels {
+                    output.channels[c].update(from: captured[c] + slot.offset, count: frames)
+                    c += 1
+                }
+                output.frames = frames
+                output.isSilent = false
+                return
+            }
             output.clear(frames: frames)
             return
         }
@@ -274,3 +291,12 @@ final class InputRenderer: NodeRenderer {
 }
 
 import AudioKernels
+
+/// The device's captured frames for the device callback in flight: written by the engine on the
+/// render thread before each engine cycle, read by the input node's renderer in that cycle.
+final class DeviceInputSlot {
+    var pointers: UnsafePointer<UnsafeMutablePointer<Float>>?
+    var channels = 0
+    /// Frames into the device callback where this engine cycle starts.
+    var offset = 0
+}

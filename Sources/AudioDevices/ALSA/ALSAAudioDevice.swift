@@ -1,0 +1,414 @@
+// The ALSA backend: any ALSA PCM by name (`default`, `hw:0`, `plughw:1,0`, a plugin defined in
+// asound.conf such as `file` or `null`), opened with blocking read/write access, interleaved.
+//
+// Threading. One device thread per running device drives everything: it blocks in
+// snd_pcm_readi (capture) and snd_pcm_writei (playback), so the device's clock paces it; there is
+// no sleeping. Playback only: the thread renders a period, writes it (the first writes fill the
+// buffer; playback starts when it is full: start threshold = buffer size), and blocks when the
+// buffer is full. Duplex (one PCM name, capture and playback linked with snd_pcm_link so they
+// start together on one clock): the playback buffer is primed with silence, then each period is
+// read, rendered with that input, and written. Capture only: read, render (output discarded).
+//
+// Xruns (an underrun on playback, an overrun on capture: -EPIPE; a suspend: -ESTRPIPE) are
+// recovered with snd_pcm_recover and counted in `xrunCount`. A failure that cannot be recovered
+// (the device unplugged: -ENODEV) ends the thread and calls `configurationChangeHandler`.
+//
+// Real time: the interleaved and planar buffers are allocated when the device starts; the loop
+// calls only alsa-lib's read/write/delay/recover and the render callback.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+
+public final class ALSAAudioDevice: AudioDevice {
+    public let pcmName: String
+    public let request: AudioDeviceRequest
+    public private(set) var sampleRate: Double = 0
+    public private(set) var outputChannelCount = 0
+    public private(set) var inputChannelCount = 0
+    public private(set) var periodFrames = 0
+    /// Frames in the playback (or capture) ring buffer.
+    public private(set) var bufferFrames = 0
+    public var maximumFramesPerCallback: Int { periodFrames }
+    public var configurationChangeHandler: (() -> Void)?
+    public var outputLatency: Double {
+        let measured = status.delayFrames.load(ordering: .relaxed)
+        return Double(measured > 0 ? measured : bufferFrames) / sampleRate
+    }
+    public var inputLatency: Double { inputChannelCount > 0 ? Double(periodFrames) / sampleRate : 0 }
+    public var xrunCount: Int { status.xruns.load(ordering: .relaxed) }
+    public var isRealTime: Bool { status.realTime.load(ordering: .relaxed) }
+    public var hasFailed: Bool { status.failed.load(ordering: .relaxed) }
+    public var name: String { "ALSA \(pcmName) (\(Int(sampleRate)) Hz, out \(outputChannelCount) ch, in \(inputChannelCount) ch, \(periodFrames)-frame periods × \(bufferFrames / max(1, periodFrames)))" }
+    public var info: AudioDeviceInfo {
+        AudioDeviceInfo(backend: "alsa", id: pcmName, name: pcmName, outputChannels: outputChannelCount, inputChannels: inputChannelCount,
+                        sampleRates: [sampleRate], nominalSampleRate: sampleRate, isDefaultOutput: pcmName == "default",
+                        isDefaultInput: pcmName == "default")
+    }
+    /// The sample format negotiated with the PCM (Float32 when it takes it, else S32, else S16).
+    var playbackFormat: DeviceSampleFormat = .float32
+    var captureFormat: DeviceSampleFormat = .float32
+
+    private let alsa: ALSA.Library
+    private var playback: OpaquePointer?
+    private var capture: OpaquePointer?
+    private var linked = false
+    private let status = DeviceStatus()
+
+    private final class Session: @unchecked Sendable {
+        let running = Atomic<Bool>(true)
+        var thread: DeviceThread?
+    }
+    private var session: Session?
+
+    /// Opens and configures the PCM `pcmName` for `request.direction`. Throws when alsa-lib is
+    /// missing, the PCM does not exist, or it refuses every sample format the backend speaks.
+    public init(pcmName: String, request: AudioDeviceRequest) throws {
+        alsa = try ALSA.library()
+        self.pcmName = pcmName
+        self.request = request
+        do {
+            if request.direction.hasOutput {
+                let (pcm, format) = try open(stream: ALSA.streamPlayback, channels: request.outputChannels)
+                playback = pcm
+                playbackFormat = format
+                outputChannelCount = request.outputChannels
+            }
+            if request.direction.hasInput {
+                let (pcm, format) = try open(stream: ALSA.streamCapture, channels: request.inputChannels)
+                capture = pcm
+                captureFormat = format
+                inputChannelCount = request.inputChannels
+            }
+            if let playback, let capture { linked = alsa.link(capture, playback) == 0 }
+        } catch {
+            closePCMs()
+            throw error
+        }
+    }
+
+    deinit {
+        stop()
+        closePCMs()
+    }
+
+    private func closePCMs() {
+        if linked, let capture { _ = alsa.unlink(capture) }
+        if let playback { _ = alsa.close(playback) }
+        if let capture { _ = alsa.close(capture) }
+        playback = nil
+        capture = nil
+    }
+
+    private func check(_ status: Int32, _ what: String) throws {
+        guard status >= 0 else {
+            throw AudioDeviceError(.failed, "ALSA \(pcmName): \(what) failed: \(alsa.message(status))", code: status)
+        }
+    }
+
+    /// Opens one direction and installs hardware and software parameters.
+    private func open(stream: Int32, channels: Int) throws -> (OpaquePointer, DeviceSampleFormat) {
+        let direction = stream == ALSA.streamPlayback ? "playback" : "capture"
+        var handle: OpaquePointer?
+        let status = pcmName.withCString { alsa.open(&handle, $0, stream, 0) }
+        guard status >= 0, let pcm = handle else {
+            throw AudioDeviceError(status == -ENOENT || status == -ENODEV ? .notFound : .failed,
+                                   "ALSA PCM “\(pcmName)” could not be opened for \(direction): \(alsa.message(status))", code: status)
+        }
+        do {
+            let format = try configure(pcm, channels: channels, direction: direction, isPlayback: stream == ALSA.streamPlayback)
+            return (pcm, format)
+        } catch {
+            _ = alsa.close(pcm)
+            throw error
+        }
+    }
+
+    private func configure(_ pcm: OpaquePointer, channels: Int, direction: String, isPlayback: Bool) throws -> DeviceSampleFormat {
+        var hwOptional: OpaquePointer?
+        try check(alsa.hwParamsMalloc(&hwOptional), "snd_pcm_hw_params_malloc")
+        guard let hw = hwOptional else { throw AudioDeviceError(.failed, "ALSA: out of memory") }
+        defer { alsa.hwParamsFree(hw) }
+        try check(alsa.hwParamsAny(pcm, hw), "reading the \(direction) configuration space")
+        try check(alsa.hwParamsSetAccess(pcm, hw, ALSA.accessRWInterleaved), "setting interleaved read/write access for \(direction)")
+        let candidates: [(Int32, DeviceSampleFormat)] = [(ALSA.formatFloatLE, .float32), (ALSA.formatS32LE, .int32), (ALSA.formatS16LE, .int16)]
+        guard let chosen = candidates.first(where: { alsa.hwParamsTestFormat(pcm, hw, $0.0) == 0 }) else {
+            throw AudioDeviceError(.failed, "ALSA \(pcmName): \(direction) takes none of FLOAT_LE, S32_LE, S16_LE (try plughw: or default)")
+        }
+        try check(alsa.hwParamsSetFormat(pcm, hw, chosen.0), "setting the \(direction) sample format")
+        try check(alsa.hwParamsSetChannels(pcm, hw, UInt32(channels)), "setting \(channels) \(direction) channels")
+        _ = alsa.hwParamsSetRateResample(pcm, hw, 1)
+        var rate = UInt32(sampleRate > 0 ? sampleRate : (request.sampleRate ?? 48_000))
+        try check(alsa.hwParamsSetRateNear(pcm, hw, &rate, nil), "setting the \(direction) sample rate")
+        if sampleRate > 0, Double(rate) != sampleRate {
+            throw AudioDeviceError(.failed, "ALSA \(pcmName): capture runs at \(rate) Hz, playback at \(Int(sampleRate)) Hz; duplex needs one rate")
+        }
+        var period = UInt(periodFrames > 0 ? periodFrames : request.periodFrames)
+        try check(alsa.hwParamsSetPeriodSizeNear(pcm, hw, &period, nil), "setting the \(direction) period size")
+        var buffer = period * UInt(max(2, request.periods))
+        try check(alsa.hwParamsSetBufferSizeNear(pcm, hw, &buffer), "setting the \(direction) buffer size")
+        try check(alsa.hwParams(pcm, hw), "installing the \(direction) hardware parameters")
+        try check(alsa.hwParamsGetPeriodSize(hw, &period, nil), "reading the \(direction) period size")
+        try check(alsa.hwParamsGetBufferSize(hw, &buffer), "reading the \(direction) buffer size")
+        if periodFrames > 0, Int(period) != periodFrames {
+            throw AudioDeviceError(.failed, "ALSA \(pcmName): capture period \(period) ≠ playback period \(periodFrames); duplex needs one period")
+        }
+        sampleRate = Double(rate)
+        periodFrames = Int(period)
+        bufferFrames = max(bufferFrames, Int(buffer))
+
+        var swOptional: OpaquePointer?
+        try check(alsa.swParamsMalloc(&swOptional), "snd_pcm_sw_params_malloc")
+        guard let sw = swOptional else { throw AudioDeviceError(.failed, "ALSA: out of memory") }
+        defer { alsa.swParamsFree(sw) }
+        try check(alsa.swParamsCurrent(pcm, sw), "reading the \(direction) software parameters")
+        // Playback starts when the buffer is full; capture at the first read.
+        try check(alsa.swParamsSetStartThreshold(pcm, sw, isPlayback ? buffer : 1), "setting the \(direction) start threshold")
+        try check(alsa.swParamsSetAvailMin(pcm, sw, period), "setting the \(direction) wake-up size")
+        try check(alsa.swParams(pcm, sw), "installing the \(direction) software parameters")
+        return chosen.1
+    }
+
+    // MARK: Running
+
+    public func start(render: @escaping AudioDeviceRenderCallback) throws {
+        guard session == nil else { return }
+        let frames = periodFrames
+        let io = ThreadBuffers(outputChannels: outputChannelCount, inputChannels: inputChannelCount, frames: frames,
+                               outputBytes: frames * max(1, outputChannelCount) * playbackFormat.bytesPerSample,
+                               inputBytes: frames * max(1, inputChannelCount) * captureFormat.bytesPerSample)
+        if let playback { try check(alsa.prepare(playback), "preparing playback") }
+        if let capture, !linked { try check(alsa.prepare(capture), "preparing capture") }
+        let session = Session()
+        let loop = Loop(alsa: alsa, playback: playback.map(UncheckedPCM.init), capture: capture.map(UncheckedPCM.init),
+                        playbackFormat: playbackFormat, captureFormat: captureFormat,
+                        outputChannels: outputChannelCount, inputChannels: inputChannelCount, frames: frames,
+                        bufferFrames: bufferFrames, sampleRate: sampleRate, io: io, status: status)
+        let status = self.status
+        let deviceFailed: () -> Void = { [weak self] in self?.deviceDidFail() }
+        session.thread = try DeviceThread(name: "avaudio alsa") { [session] in
+            status.realTime.store(RealTimeScheduling.requestForCurrentThread(), ordering: .relaxed)
+            let failed = loop.run(session.running, render: render)
+            if failed {
+                status.failed.store(true, ordering: .relaxed)
+                deviceFailed()
+            }
+        }
+        self.session = session
+    }
+
+    public func stop() {
+        guard let session else { return }
+        self.session = nil
+        session.running.store(false, ordering: .releasing)
+        session.thread?.join()
+    }
+
+    /// The device went away mid-stream: the thread has ended; tell the engine (off this thread).
+    private func deviceDidFail() {
+        guard let handler = configurationChangeHandler else { return }
+        _ = try? DeviceThread(name: "avaudio alsa chg") { handler() }
+    }
+}
+
+/// A PCM handle handed to the device thread.
+struct UncheckedPCM: @unchecked Sendable {
+    let pcm: OpaquePointer
+    init(_ pcm: OpaquePointer) { self.pcm = pcm }
+}
+
+/// Memory the device thread works in, allocated before it starts.
+final class ThreadBuffers: @unchecked Sendable {
+    let output: PlanarBuffers
+    let input: PlanarBuffers
+    let outputBytes: UnsafeMutableRawPointer
+    let inputBytes: UnsafeMutableRawPointer
+    init(outputChannels: Int, inputChannels: Int, frames: Int, outputBytes: Int, inputBytes: Int) {
+        output = PlanarBuffers(channels: max(1, outputChannels), frames: frames)
+        input = PlanarBuffers(channels: inputChannels, frames: frames)
+        self.outputBytes = .allocate(byteCount: max(16, outputBytes), alignment: 16)
+        self.outputBytes.initializeMemory(as: UInt8.self, repeating: 0, count: max(16, outputBytes))
+        self.inputBytes = .allocate(byteCount: max(16, inputBytes), alignment: 16)
+        self.inputBytes.initializeMemory(as: UInt8.self, repeating: 0, count: max(16, inputBytes))
+    }
+    deinit {
+        outputBytes.deallocate()
+        inputBytes.deallocate()
+    }
+}
+
+/// The device thread's loop (see the design note at the top of the file).
+private final class Loop: @unchecked Sendable {
+    let alsa: ALSA.Library
+    let playback: OpaquePointer?
+    let capture: OpaquePointer?
+    let playbackFormat: DeviceSampleFormat
+    let captureFormat: DeviceSampleFormat
+    let outputChannels: Int
+    let inputChannels: Int
+    let frames: Int
+    let bufferFrames: Int
+    let sampleRate: Double
+    let io: ThreadBuffers
+    let status: DeviceStatus
+
+    init(alsa: ALSA.Library, playback: UncheckedPCM?, capture: UncheckedPCM?, playbackFormat: DeviceSampleFormat,
+         captureFormat: DeviceSampleFormat, outputChannels: Int, inputChannels: Int, frames: Int, bufferFrames: Int,
+         sampleRate: Double, io: ThreadBuffers, status: DeviceStatus) {
+        self.alsa = alsa
+        self.playback = playback?.pcm
+        self.capture = capture?.pcm
+        self.playbackFormat = playbackFormat
+        self.captureFormat = captureFormat
+        self.outputChannels = outputChannels
+        self.inputChannels = inputChannels
+        self.frames = frames
+        self.bufferFrames = bufferFrames
+        self.sampleRate = sampleRate
+        self.io = io
+        self.status = status
+    }
+
+    /// Runs until `running` turns false; returns true when the device failed beyond recovery.
+    func run(_ running: borrowing Atomic<Bool>, render: AudioDeviceRenderCallback) -> Bool {
+        let output = UnsafePointer(io.output.pointers)
+        let input: UnsafePointer<UnsafeMutablePointer<Float>>? = capture != nil ? UnsafePointer(io.input.pointers) : nil
+        if let playback, capture != nil {
+            // Duplex: prime the playback buffer with silence; when it is full playback starts, and
+            // the linked capture with it.
+            guard primeWithSilence(playback) else { return true }
+        }
+        var failed = false
+        while running.load(ordering: .acquiring) {
+            if let capture {
+                guard read(capture) else { failed = true; break }
+                captureFormat.deinterleave(io.inputBytes, channels: inputChannels, frames: frames, into: io.input.pointers)
+            }
+            var hostTime = monotonicNanoseconds()
+            if let playback {
+                var queued = 0
+                if alsa.delay(playback, &queued) == 0, queued > 0 {
+                    status.delayFrames.store(queued, ordering: .relaxed)
+                    hostTime += UInt64(Double(queued) / sampleRate * 1e9)
+                }
+            }
+            render(AudioDeviceCycle(output: output, input: input, frames: frames, hostTime: hostTime))
+            if let playback {
+                playbackFormat.interleave(output, channels: outputChannels, frames: frames, into: io.outputBytes)
+                guard write(playback, io.outputBytes, frames: frames) else { failed = true; break }
+            }
+        }
+        if let playback { _ = alsa.drop(playback) }
+        if let capture { _ = alsa.drop(capture) }
+        return failed
+    }
+
+    /// Writes all of `frames`, recovering from underruns. False when the device is gone.
+    @inline(__always)
+    private func write(_ pcm: OpaquePointer, _ bytes: UnsafeMutableRawPointer, frames: Int) -> Bool {
+        let bytesPerFrame = outputChannels * playbackFormat.bytesPerSample
+        var offset = 0
+        while offset < frames {
+            let written = alsa.writei(pcm, bytes + offset * bytesPerFrame, UInt(frames - offset))
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            if written == -Int(EAGAIN) || written == -Int(EINTR) { continue }
+            guard recover(pcm, Int32(written)) else { return false }
+        }
+        return true
+    }
+
+    /// Reads one period, recovering from overruns. False when the device is gone.
+    @inline(__always)
+    private func read(_ pcm: OpaquePointer) -> Bool {
+        let bytesPerFrame = inputChannels * captureFormat.bytesPerSample
+        var offset = 0
+        while offset < frames {
+            let got = alsa.readi(pcm, io.inputBytes + offset * bytesPerFrame, UInt(frames - offset))
+            if got >= 0 {
+                offset += got
+                continue
+            }
+            if got == -Int(EAGAIN) || got == -Int(EINTR) { continue }
+            guard recover(pcm, Int32(got)) else { return false }
+            if let playback, pcm == capture {
+                // (linked: the playback side restarted too; prime it again)
+                guard primeWithSilence(playback) else { return false }
+            }
+        }
+        return true
+    }
+
+    /// snd_pcm_recover for an xrun or a suspend; counts it. False for anything else.
+    private func recover(_ pcm: OpaquePointer, _ error: Int32) -> Bool {
+        guard error == -EPIPE || error == -ESTRPIPE else { return false }
+        status.xruns.add(1, ordering: .relaxed)
+        return alsa.recover(pcm, error, 1) >= 0
+    }
+
+    private func primeWithSilence(_ pcm: OpaquePointer) -> Bool {
+        let bytesPerFrame = outputChannels * playbackFormat.bytesPerSample
+        io.outputBytes.initializeMemory(as: UInt8.self, repeating: 0, count: frames * bytesPerFrame)
+        var primed = 0
+        while primed + frames <= bufferFrames {
+            guard write(pcm, io.outputBytes, frames: frames) else { return false }
+            primed += frames
+        }
+        return true
+    }
+}
+
+extension ALSAAudioDevice {
+    /// ALSA's PCM names from the device name hints; the card's own PCMs are probed (non-blocking
+    /// open) for their channel counts and rates, plugins are listed with 0 channels (unknown).
+    static func enumerate() -> [AudioDeviceInfo] {
+        guard let alsa = try? ALSA.library() else { return [] }
+        var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        guard alsa.nameHint(-1, "pcm", &hints) == 0, let hints else { return [] }
+        defer { _ = alsa.nameFreeHint(hints) }
+        func hint(_ entry: UnsafeMutableRawPointer, _ key: String) -> String? {
+            guard let value = alsa.nameGetHint(entry, key) else { return nil }
+            defer { free(value) }
+            return String(cString: value)
+        }
+        var devices: [AudioDeviceInfo] = []
+        var i = 0
+        while let entry = hints[i] {
+            i += 1
+            guard let name = hint(entry, "NAME") else { continue }
+            let description = (hint(entry, "DESC") ?? name).split(separator: "\n").joined(separator: " — ")
+            let ioid = hint(entry, "IOID")   // nil: both directions
+            // Probed: the card's own PCMs (hw, plughw, sysdefault, front…) — not plugins that
+            // reach for a server (pulse, jack, oss), which would connect, time out, and log.
+            let probed = !["pulse", "jack", "oss", "null", "default", "pipewire", "lavrate", "samplerate", "speexrate", "upmix", "vdownmix", "a52", "usbstream"]
+                .contains(where: { name == $0 || name.hasPrefix($0 + ":") })
+            let output = probed && (ioid == nil || ioid == "Output") ? probe(alsa, name, stream: ALSA.streamPlayback) : nil
+            let input = probed && (ioid == nil || ioid == "Input") ? probe(alsa, name, stream: ALSA.streamCapture) : nil
+            let rates = output?.rates ?? input?.rates ?? []
+            devices.append(AudioDeviceInfo(backend: "alsa", id: name, name: description, outputChannels: output?.channels ?? 0,
+                                           inputChannels: input?.channels ?? 0, sampleRates: rates,
+                                           nominalSampleRate: rates.contains(48_000) ? 48_000 : (rates.first ?? 0),
+                                           isDefaultOutput: name == "default", isDefaultInput: name == "default"))
+        }
+        return devices
+    }
+
+    /// Opens `name` without blocking and reads its maximum channel count and the common rates it accepts.
+    private static func probe(_ alsa: ALSA.Library, _ name: String, stream: Int32) -> (channels: Int, rates: [Double])? {
+        var handle: OpaquePointer?
+        let nonBlocking: Int32 = 1   // SND_PCM_NONBLOCK
+        guard name.withCString({ alsa.open(&handle, $0, stream, nonBlocking) }) >= 0, let pcm = handle else { return nil }
+        defer { _ = alsa.close(pcm) }
+        var hwOptional: OpaquePointer?
+        guard alsa.hwParamsMalloc(&hwOptional) == 0, let hw = hwOptional else { return nil }
+        defer { alsa.hwParamsFree(hw) }
+        guard alsa.hwParamsAny(pcm, hw) >= 0 else { return nil }
+        var channels: UInt32 = 0
+        _ = alsa.hwParamsGetChannelsMax(hw, &channels)
+        let common: [UInt32] = [8_000, 11_025, 16_000, 22_050, 32_000, 44_100, 48_000, 88_200, 96_000, 176_400, 192_000]
+        let rates = common.filter { alsa.hwParamsTestRate(pcm, hw, $0, 0) == 0 }.map(Double.init)
+        return (Int(min(channels, 64)), rates)
+    }
+}

@@ -1,0 +1,130 @@
+// Choosing a backend and a device.
+//
+// `AVAUDIO_BACKEND` (or an explicit selector given to the engine) names one:
+//   null                      the timer-clocked null device (no sound)
+//   alsa  | alsa:PCM          an ALSA PCM: alsa:default, alsa:hw:0, alsa:plughw:1,0, any name
+//                             defined in asound.conf
+//   pulse | pulse:SINK[:SOURCE][@SERVER]  PulseAudio (or PipeWire's pulse server): the default or
+//                             named sink (and source; `default` or empty for the default); the
+//                             server libpulse's default ($PULSE_SERVER, the user's socket) unless
+//                             given after `@` (e.g. `pulse:nullsink@unix:/tmp/pulse/native`)
+//   auto                      as when unset
+//
+// Unset (or `auto`): PulseAudio when a server answers; else ALSA `default` when the machine has a
+// sound card (snd_card_next finds one); else the null device — so a headless machine (CI, the
+// test suite) keeps running on the null device, clocked like hardware, as before this module
+// existed. Asking for a backend explicitly never falls back: it works or throws.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
+    case automatic
+    case null
+    case alsa(pcm: String)
+    case pulse(sink: String?, source: String?, server: String?)
+
+    /// Parses a selector (see the top of this file). Throws for an unknown backend.
+    public init(parsing selector: String) throws {
+        let text = selector.trimmingWhitespace
+        let (backend, rest): (Substring, Substring?) = {
+            // `pulse@SERVER`: no device names, a server.
+            if let at = text.firstIndex(of: "@"), !text[..<at].contains(":") { return (text[..<at], text[at...]) }
+            guard let colon = text.firstIndex(of: ":") else { return (Substring(text), nil) }
+            return (text[..<colon], text[text.index(after: colon)...])
+        }()
+        switch backend.lowercased() {
+        case "", "auto", "automatic": self = .automatic
+        case "null", "none-null": self = .null
+        case "alsa":
+            self = .alsa(pcm: rest.map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "default")
+        case "pulse", "pulseaudio", "pipewire":
+            var names = rest.map(String.init) ?? ""
+            var server: String?
+            if let at = names.firstIndex(of: "@") {
+                server = String(names[names.index(after: at)...])
+                names = String(names[..<at])
+            }
+            let parts = names.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            let sink = parts.first.flatMap { $0.isEmpty || $0 == "default" ? nil : $0 }
+            let source = parts.count > 1 ? (parts[1].isEmpty || parts[1] == "default" ? nil : parts[1]) : nil
+            self = .pulse(sink: sink, source: source, server: server.flatMap { $0.isEmpty ? nil : $0 })
+        default:
+            throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM] or pulse[:SINK[:SOURCE]] (JACK is not supported yet)")
+        }
+    }
+
+    /// `AVAUDIO_BACKEND`, or `.automatic` when unset or empty.
+    public static func fromEnvironment() throws -> AudioDeviceSelection {
+        guard let value = getenv("AVAUDIO_BACKEND").map({ String(cString: $0) }), !value.isEmpty else { return .automatic }
+        return try AudioDeviceSelection(parsing: value)
+    }
+
+    public var description: String {
+        switch self {
+        case .automatic: "auto"
+        case .null: "null"
+        case .alsa(let pcm): "alsa:\(pcm)"
+        case .pulse(let sink, let source, let server):
+            "pulse" + (sink != nil || source != nil ? ":\(sink ?? "default")" : "") + (source.map { ":\($0)" } ?? "") + (server.map { "@\($0)" } ?? "")
+        }
+    }
+}
+
+/// Opening and listing devices across backends.
+public enum AudioDevices {
+    /// Opens the device `selection` names for `request`. `.automatic` picks as described at the
+    /// top of this file.
+    public static func open(_ selection: AudioDeviceSelection, request: AudioDeviceRequest) throws -> AudioDevice {
+        switch selection {
+        case .null:
+            return NullAudioDevice(sampleRate: request.sampleRate ?? 48_000, channelCount: request.direction.hasOutput ? request.outputChannels : 0,
+                                   inputChannelCount: request.direction.hasInput ? request.inputChannels : 0, periodFrames: request.periodFrames)
+        case .alsa(let pcm):
+            return try ALSAAudioDevice(pcmName: pcm, request: request)
+        case .pulse(let sink, let source, let server):
+            return try PulseAudioDevice(server: server, sinkName: sink, sourceName: source, request: request)
+        case .automatic:
+            if let device = try? PulseAudioDevice(request: request) { return device }
+            if alsaHasSoundCard(), let device = try? ALSAAudioDevice(pcmName: "default", request: request) { return device }
+            return try open(.null, request: request)
+        }
+    }
+
+    /// Whether a PulseAudio (or pipewire-pulse) server answers at `server` (nil: libpulse's default address).
+    public static func pulseServerAnswers(server: String? = nil) -> Bool {
+        guard let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: server, pulse: pulse) else { return false }
+        connection.close()
+        return true
+    }
+
+    /// Whether ALSA sees a sound card.
+    public static func alsaHasSoundCard() -> Bool {
+        guard let alsa = try? ALSA.library() else { return false }
+        var card: Int32 = -1
+        return alsa.cardNext(&card) == 0 && card >= 0
+    }
+
+    /// Every device the backends report: PulseAudio's sinks and sources (when a server answers),
+    /// ALSA's PCM names (device name hints; channel counts and rates probed by opening each
+    /// without blocking, 0 when it cannot be opened), and the null device.
+    public static func enumerate(pulseServer: String? = nil) -> [AudioDeviceInfo] {
+        var devices: [AudioDeviceInfo] = []
+        if let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: pulseServer, pulse: pulse) {
+            devices += connection.enumerate()
+            connection.close()
+        }
+        devices += ALSAAudioDevice.enumerate()
+        devices.append(NullAudioDevice().info)
+        return devices
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\n" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\n" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,67 @@
+// The ALSA device thread renders allocation-free: heap calls counted on the device thread itself
+// over 200 periods — the engine's render cycle (a source node into the output node), the
+// backend's interleaving, and alsa-lib's snd_pcm_writei/snd_pcm_delay into a `file` PCM over the
+// `null` PCM (a private ALSA configuration; no sound card). Counting starts inside one callback
+// of the source node's block and ends inside a later one, on the same thread.
+import Testing
+import Foundation
+import AVFAudio
+import AllocationCounter
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct DeviceThreadAllocationTests {
+    static var alsaInstalled: Bool {
+        guard let handle = dlopen("libasound.so.2", RTLD_NOW | RTLD_LOCAL) else { return false }
+        dlclose(handle)
+        return true
+    }
+
+    /// The same configuration file the AVFAudioTests' ALSA tests write (alsa-lib has one global tree).
+    static func installConfiguration() {
+        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("avaudio-alsa-\(getpid())")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var text = "pcm.null { type null }\n"
+        for name in ["64", "128", "256", "8192", "alloc"] {
+            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
+        }
+        let conf = directory.appendingPathComponent("asound.conf")
+        if (try? String(contentsOf: conf, encoding: .utf8)) != text { try? text.write(to: conf, atomically: true, encoding: .utf8) }
+        setenv("ALSA_CONFIG_PATH", conf.path, 1)
+    }
+
+    @Test(.enabled(if: alsaInstalled, "libasound.so.2 (Debian libasound2) is not installed"))
+    func alsaDeviceThreadAllocatesNothing() throws {
+        Self.installConfiguration()
+        final class Probe: @unchecked Sendable {
+            var calls = 0
+            var counts = oav_alloc_counts()
+            let done = DispatchSemaphore(value: 0)
+        }
+        let probe = Probe()
+        let engine = AVAudioEngine()
+        try engine._setAudioDevice("alsa:avaudio_file_alloc", periodFrames: 256)
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let source = AVAudioSourceNode(format: format) { _, _, frameCount, list in
+            let buffers = UnsafeMutableAudioBufferListPointer(list)
+            for b in 0..<buffers.count { memset(buffers[b].mData!, 0, Int(frameCount) * 4) }
+            probe.calls += 1
+            if probe.calls == 100 { oav_alloc_counting_begin() }
+            if probe.calls == 300 {
+                oav_alloc_counting_end(&probe.counts)
+                probe.done.signal()
+            }
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.outputNode, format: format)
+        try engine.start()
+        let finished = probe.done.wait(timeout: .now() + 20) == .success
+        engine.stop()
+        try #require(finished, "the device thread did not run 300 periods")
+        try #require(oav_alloc_counter_is_interposed() == 1, "the allocation counter is not interposed in this binary")
+        #expect(probe.counts.allocations == 0, "the device thread allocated \(probe.counts.allocations) times (\(probe.counts.bytes) bytes) in 200 periods")
+        #expect(probe.counts.frees == 0, "the device thread freed \(probe.counts.frees) times")
+    }
+}
