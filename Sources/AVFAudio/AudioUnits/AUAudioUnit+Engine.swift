@@ -20,13 +20,16 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         var inputs = UnsafeBufferPointer<RenderBuffer?>(start: nil, count: 0)
     }
 
-    final class State {
+    /// The unit's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<AUAudioUnitNodeRenderer>
         let renderBlock: AURenderBlock
         let pullInput: AURenderPullInputBlock
         let context: PullContext
         let timestamp: UnsafeMutablePointer<AudioTimeStamp>
         let flags: UnsafeMutablePointer<AudioUnitRenderActionFlags>
-        init(renderBlock: @escaping AURenderBlock) {
+        init(renderer: AUAudioUnitNodeRenderer, renderBlock: @escaping AURenderBlock) {
+            owner = .passUnretained(renderer)
             self.renderBlock = renderBlock
             let context = PullContext()
             self.context = context
@@ -37,6 +40,10 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             timestamp.initialize(to: AudioTimeStamp())
             flags = .allocate(capacity: 1)
             flags.initialize(to: [])
+            super.init(renderer: renderer)
+        }
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.render(&cycle, inputs: inputs, outputs: outputs, state: $0) } }
         }
         deinit {
             timestamp.deallocate()
@@ -71,7 +78,7 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         return noErr
     }
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         var changed = !unit.renderResourcesAllocated || Int(unit.maximumFramesToRender) < maximumFrames
         func standard(_ f: AVAudioFormat) -> AVAudioFormat {
             AVAudioFormat(standardFormatWithSampleRate: f.sampleRate, channels: f.channelCount) ?? f
@@ -97,16 +104,13 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
                 return nil
             }
         }
-        return State(renderBlock: unit.renderBlock)
+        return State(renderer: self, renderBlock: unit.renderBlock)
     }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle (without a state — render resources failed — the base class's
+    /// stateless `render` outputs silence).
+    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let frames = cycle.frames
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else {
-            var i = 0
-            while i < outputs.count { outputs[i].clear(frames: frames); i += 1 }
-            return
-        }
         state.context.inputs = inputs
         state.timestamp.pointee.mSampleTime = Double(cycle.sampleTime)
         state.timestamp.pointee.mHostTime = cycle.hostTime
@@ -120,8 +124,8 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             output.restoreChannels()
             output.resetBufferList(frames: frames)
             state.flags.pointee = AudioUnitRenderActionFlags(rawValue: 0)
-            let status = state.renderBlock(state.flags, UnsafePointer(state.timestamp), AUAudioFrameCount(frames), bus,
-                                           output.bufferList.unsafeMutablePointer, state.pullInput)
+            let status = ClientCall.audioUnit(state.renderBlock, state.flags, UnsafePointer(state.timestamp), AUAudioFrameCount(frames), bus,
+                                              output.bufferList.unsafeMutablePointer, state.pullInput)
             if status != noErr {
                 output.clear(frames: frames)
             } else {

@@ -207,31 +207,38 @@ extension AVAudioEngine {
         }
         defer { gate.leave() }
         events.retryUndelivered()
-        let plan = exchange.planForCycle()
         let sampleTime = renderSampleTime
         renderSampleTime += Int64(frames)
-        guard let plan, let source = plan.outputSource, frames <= plan.maximumFrames else {
+        let rate = outputNode.outputRate
+        let events = self.events
+        let rendered = exchange.planForCycle()?._withUnsafeGuaranteedRef { plan -> Bool in
+            guard let source = plan.outputSource, frames <= plan.maximumFrames else { return false }
+            _ = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime, outputRate: rate,
+                            isOffline: false, events: events)
+            let n = min(channels, source.channelCount)
+            for c in 0..<n { output[c].update(from: source.channels[c], count: frames) }
+            for c in n..<channels { output[c].update(repeating: 0, count: frames) }
+            return true
+        } ?? false
+        if !rendered {
             for c in 0..<channels { output[c].update(repeating: 0, count: frames) }
-            return
         }
-        _ = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime, outputRate: outputNode.outputRate,
-                        isOffline: false, events: events)
-        let n = min(channels, source.channelCount)
-        for c in 0..<n { output[c].update(from: source.channels[c], count: frames) }
-        for c in n..<channels { output[c].update(repeating: 0, count: frames) }
     }
 
     /// Manual rendering: renders `frames` frames into a planar Float32 destination.
     /// Returns (status, the source buffer) for the caller to convert. The caller holds the gate.
     func renderManualCycle(frames: Int) -> (AVAudioEngineManualRenderingStatus, RenderBuffer?) {
         events.retryUndelivered()
-        let plan = exchange.planForCycle()
+        let unmanagedPlan = exchange.planForCycle()
         let sampleTime = manualSampleTime.load(ordering: .relaxed)
         manualSampleTime.store(sampleTime + Int64(frames), ordering: .relaxed)
-        guard let plan else { return (.success, nil) }
-        let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: HostClock.now(),
-                                       outputRate: outputNode.outputRate, isOffline: manualMode == .offline, events: events)
-        return (insufficient ? .insufficientDataFromInputNode : .success, plan.outputSource)
+        guard let unmanagedPlan else { return (.success, nil) }
+        let hostTime = HostClock.now(), rate = outputNode.outputRate, offline = manualMode == .offline, events = self.events
+        return unmanagedPlan._withUnsafeGuaranteedRef { plan in
+            let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime,
+                                           outputRate: rate, isOffline: offline, events: events)
+            return (insufficient ? .insufficientDataFromInputNode : .success, plan.outputSource)
+        }
     }
 
     // MARK: Graph changes

@@ -244,7 +244,9 @@ final class MixerRenderer: NodeRenderer {
         var converter: Unmanaged<MixerRateConverter>?
     }
 
-    final class State {
+    /// The mixer's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<MixerRenderer>
         let inputs: [InputState?]
         let outputChannels: Int
         let slots: UnsafeMutablePointer<Slot>
@@ -255,7 +257,8 @@ final class MixerRenderer: NodeRenderer {
         let pending: UnsafeMutablePointer<StereoMixInput>
         /// Ramp length: 10 ms of output frames.
         let rampFrames: Int
-        init(inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode, sampleRate: Double) {
+        init(renderer: MixerRenderer, inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode, sampleRate: Double) {
+            owner = .passUnretained(renderer)
             self.inputs = inputs
             rampFrames = max(1, Int((sampleRate * 0.01).rounded()))
             self.outputChannels = outputChannels
@@ -274,10 +277,30 @@ final class MixerRenderer: NodeRenderer {
                                                   converter: input?.rateConverter.map { .passUnretained($0) }))
             }
             pending = .allocate(capacity: max(1, inputs.count))
+            super.init(renderer: renderer)
         }
         deinit {
             slots.deallocate()
             pending.deallocate()
+        }
+
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.render(&cycle, inputs: inputs, outputs: outputs, state: $0) } }
+        }
+
+        override func inputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
+            guard bus < slotCount, let converter = slots[bus].converter else { return outputFrames }
+            return converter._withUnsafeGuaranteedRef { $0.inputFramesNeeded(forOutputFrames: outputFrames) }
+        }
+
+        override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
+            guard bus < slotCount, let converter = slots[bus].converter else { return outputFrames }
+            return converter._withUnsafeGuaranteedRef { $0.maximumInputFrames(forOutputFrames: outputFrames) }
+        }
+
+        override func inputSampleTime(bus: Int) -> Int64 {
+            guard bus < slotCount, let converter = slots[bus].converter else { return 0 }
+            return converter._withUnsafeGuaranteedRef { $0.inputSampleTime }
         }
     }
 
@@ -288,7 +311,7 @@ final class MixerRenderer: NodeRenderer {
     /// Rate converters persist across plans while an input's formats stay the same.
     private var converters: [Int: MixerRateConverter] = [:]
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         guard let node else { return nil }
         let output = outputFormats[0]
         let outChannels = Int(output.channelCount)
@@ -316,36 +339,13 @@ final class MixerRenderer: NodeRenderer {
             if case .matrix = route { scratch = PlanarScratch(channels: outChannels, frames: maximumFrames) }
             inputs.append(InputState(control: node.inputControl(bus), route: route, scratch: scratch, rateConverter: converter))
         }
-        return State(inputs: inputs, outputChannels: outChannels, node: node, sampleRate: output.sampleRate)
+        return State(renderer: self, inputs: inputs, outputChannels: outChannels, node: node, sampleRate: output.sampleRate)
     }
 
-    override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), bus < state.inputs.count,
-              let converter = state.inputs[bus]?.rateConverter else { return outputFrames }
-        return converter.inputFramesNeeded(forOutputFrames: outputFrames)
-    }
-
-    override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), bus < state.inputs.count,
-              let converter = state.inputs[bus]?.rateConverter else { return outputFrames }
-        return converter.maximumInputFrames(forOutputFrames: outputFrames)
-    }
-
-    override func inputSampleTime(bus: Int, state: AnyObject?) -> Int64 {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), bus < state.inputs.count,
-              let converter = state.inputs[bus]?.rateConverter else { return 0 }
-        return converter.inputSampleTime
-    }
-
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle (`state` is borrowed from the plan, which keeps it and through it
+    /// every input's objects alive while it renders).
+    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let frames = cycle.frames
-        guard let stateObject = state else {
-            outputs[0].clear(frames: frames)
-            return
-        }
-        // Borrowed, never retained: the plan keeps the state (and through it every input's
-        // objects) alive while it renders.
-        let state = unsafeDowncast(stateObject, to: State.self)
         Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
             output.clear(frames: frames)
             let out = output.channels

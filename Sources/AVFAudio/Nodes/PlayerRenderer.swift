@@ -255,22 +255,33 @@ final class PlayerRenderer: NodeRenderer {
 
     // MARK: Rendering
 
-    final class State {
+    /// The player's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<PlayerRenderer>
         let latencyFrames: Int64
-        init(latencyFrames: Int64) { self.latencyFrames = latencyFrames }
+        init(renderer: PlayerRenderer, latencyFrames: Int64) {
+            owner = .passUnretained(renderer)
+            self.latencyFrames = latencyFrames
+            super.init(renderer: renderer)
+        }
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            let latency = latencyFrames
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, outputs: outputs, latencyFrames: latency) }
+        }
     }
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         let latency = node?.outputPresentationLatency ?? 0
-        return State(latencyFrames: Int64((latency * outputFormats[0].sampleRate).rounded()))
+        return State(renderer: self, latencyFrames: Int64((latency * outputFormats[0].sampleRate).rounded()))
     }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle.
+    func render(_ cycle: inout RenderCycle, outputs: UnsafeBufferPointer<RenderBuffer>, latencyFrames: Int64) {
         let events = cycle.events
         // Commands: completions they cause go to the event queue (no allocation: the array stays
         // empty unless a flush completes items, which reuses the reserved capacity).
         if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) || hasOverflow.load(ordering: .relaxed) { applyCommands(events: events) }
-        if let s = state { latencyFrames = unsafeDowncast(s, to: State.self).latencyFrames }
+        self.latencyFrames = latencyFrames
         Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
             renderItems(into: output, cycle: &cycle, events: events)
         }
