@@ -43,7 +43,7 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             super.init(renderer: renderer)
         }
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.render(&cycle, inputs: inputs, outputs: outputs, state: $0) } }
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
         }
         deinit {
             timestamp.deallocate()

@@ -140,13 +140,13 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             super.init(renderer: renderer)
         }
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.render(&cycle, inputs: inputs, outputs: outputs, state: $0) } }
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
         }
         override func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int) {
-            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.cycleWillStart(sampleTime: sampleTime, hostTime: hostTime, state: $0) } }
+            owner._withUnsafeGuaranteedRef { $0.cycleWillStart(sampleTime: sampleTime, hostTime: hostTime, state: self) }
         }
         override func inputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
-            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.inputFrames(forOutputFrames: outputFrames, state: $0) } }
+            owner._withUnsafeGuaranteedRef { $0.inputFrames(forOutputFrames: outputFrames, state: self) }
         }
         override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
             max(outputFrames, dsp.maximumInputFrames(outputFrames))

@@ -120,7 +120,7 @@ final class SourceRenderer: NodeRenderer {
         }
 
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { r in Unmanaged.passUnretained(self)._withUnsafeGuaranteedRef { r.render(&cycle, outputs: outputs, state: $0) } }
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, outputs: outputs, state: self) }
         }
 
         deinit {

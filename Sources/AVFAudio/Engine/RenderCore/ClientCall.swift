@@ -1,12 +1,12 @@
 // The render loop's calls into client code, each isolated behind one function the compiler's
 // real-time check does not look into.
 //
-// The render path is proved free of locks, allocation and reference counting by `@_noLocks`
-// (RenderPathProof.swift) — all of it except what a client wrote: a source node's render block,
-// a sink's receiver block, the manual-rendering input block, an `AUAudioUnit`'s render block
-// (a client subclass's `internalRenderBlock`) and the pull-input block it may call. Their code is
-// not ours to prove (Apple's engine calls them on the render thread too, and real-time safety is
-// the client's contract), so each call goes through one function here, marked
+// What the compiler's `@_noLocks` check proves of the render path (RenderPathProof.swift) can
+// never include what a client wrote: a source node's render block, a sink's receiver block, the
+// manual-rendering input block, an `AUAudioUnit`'s render block (a client subclass's
+// `internalRenderBlock`) and the pull-input block it may call. Their code is not ours to prove
+// (Apple's engine calls them on the render thread too, and real-time safety is the client's
+// contract), so each call goes through one function here, marked
 // `@_semantics("no_performance_analysis")` (the check skips it) and `@inline(never)` (so it stays
 // a single call, not inlined into the proved code). Nothing else hides behind these functions:
 // each is the call and only the call.

@@ -30,8 +30,9 @@ struct RenderCycle {
     var sampleRate: Double
     /// True in offline manual rendering (renderers may block, e.g. read files synchronously).
     var isOffline: Bool
-    /// Where renderers post events for the control side.
-    unowned(unsafe) var events: RenderEventQueue
+    /// Where renderers post events for the control side (the engine keeps it alive; reached
+    /// through `_withUnsafeGuaranteedRef`, without a retain).
+    var events: Unmanaged<RenderEventQueue>
     /// Set by a renderer to report that manual-rendering input was missing.
     var inputWasInsufficient = false
 }

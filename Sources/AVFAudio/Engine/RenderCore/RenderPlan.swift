@@ -138,11 +138,8 @@ final class RenderPlan {
 
     /// Render thread: renders one cycle of `frames` frames (≤ maximumFrames) at the output rate.
     /// Returns whether some input node reported missing input.
-    ///
-    /// Proved free of locks, allocation and reference counting by the compiler in release builds
-    /// (`RenderPathProof.plan`), through every node's render step — except the calls into client
-    /// code, each isolated behind one unproved function (`ClientCall`).
-    @inline(never)
+    /// Not proved by the compiler's check as a whole yet (see RenderPathProof.swift): the loop
+    /// itself reads only raw buffers and `Unmanaged` references.
     func render(frames: Int, sampleTime: Int64, hostTime: UInt64, outputRate: Double,
                 isOffline: Bool, events: RenderEventQueue) -> Bool {
         domainFrames[0] = frames
@@ -164,7 +161,7 @@ final class RenderPlan {
             d += 1
         }
         var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
-                                isOffline: isOffline, events: events)
+                                isOffline: isOffline, events: .passUnretained(events))
         // Index loops: iterating arrays with `for … in` allocates coroutine frames in debug builds.
         let fast = fastSteps
         let taps = fastTaps
