@@ -168,6 +168,16 @@ final class MixerInputControl {
              : (Float(bitPattern: balanceLeftBits.load(ordering: .relaxed)), Float(bitPattern: balanceRightBits.load(ordering: .relaxed)))
     }
 
+    /// Render thread: when no ramp is running and none would start this cycle, the gains to apply
+    /// (left, right, volume); nil otherwise (the caller aims and advances the ramps). Small, so
+    /// the common case costs three atomic loads and three compares per input.
+    @inline(__always) func steadyGains(mono: Bool) -> (left: Float, right: Float, volume: Float)? {
+        let side = sideGains(mono: mono)
+        let v = volume
+        guard leftRamp.isSteady(at: side.left), rightRamp.isSteady(at: side.right), volumeRamp.isSteady(at: v) else { return nil }
+        return (side.left, side.right, v)
+    }
+
     // Render-thread state: the gains actually applied (left, right: stereo output; volume: others).
     var leftRamp = GainRamp()
     var rightRamp = GainRamp()
@@ -210,6 +220,13 @@ struct GainRamp {
 
     /// Whether the gain stays `target` for the whole cycle.
     @inline(__always) var isSettled: Bool { position >= length }
+
+    /// Whether the gain is settled at `value`, so that aiming at it changes nothing. Never for an
+    /// unprimed ramp: its first aim must jump (the initial gain applies at once, later changes glide).
+    @inline(__always) func isSteady(at value: Float) -> Bool {
+        guard primed else { return false }
+        return position >= length ? value == target : false
+    }
 
     @inline(__always)
     mutating func advance(_ frames: Int) { position = min(length, position + frames) }
@@ -371,8 +388,25 @@ final class MixerRenderer: NodeRenderer {
             let slot = slots[bus]
             bus += 1
             guard slot.route != 0, let control = slot.control, let input = inputBuffers[bus - 1] else { continue }
-            // Gains for this cycle: ramped towards the current volume/pan (see GainRamp).
+            // Gains for this cycle: ramped towards the current volume/pan (see GainRamp); without a
+            // change, the steady gains (no ramp to aim or advance).
             let mono = slot.route == 1
+            if let steady = control._withUnsafeGuaranteedRef({ $0.steadyGains(mono: mono) }), slot.route != 3 {
+                let source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+                if let converter = slot.converter {
+                    source = convertInput(converter, input, frames: frames)
+                } else {
+                    let (channels, silent) = input._withUnsafeGuaranteedRef { ($0.channels, $0.isSilent) }
+                    if silent { continue }
+                    source = channels
+                }
+                guard steady.volume > 0 else { continue }
+                anything = true
+                pending[pendingCount] = StereoMixInput(left: source[0], right: mono ? source[0] : source[1],
+                                                       gainLeft: steady.left, gainRight: steady.right)
+                pendingCount += 1
+                continue
+            }
             let (l, r, v) = control._withUnsafeGuaranteedRef { c -> (GainRamp, GainRamp, GainRamp) in
                 // Mono inputs: equal power; stereo and others: balance (note at the top).
                 let side = c.sideGains(mono: mono)
