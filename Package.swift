@@ -36,20 +36,25 @@ let package = Package(
         // The resampler's hot Float64 loops in C: AVX2 + FMA variants (per-function target
         // attributes, chosen at runtime) and portable ones. No Apple names; no allocation.
         .target(name: "CResamplerKernels"),
+        // The Float64 body of AudioKernels' permuted FFT (FFT/PermutedFFT.swift) in C, built the
+        // same way (AVX2 + FMA variant chosen at runtime). No Apple names; no allocation.
+        .target(name: "CFFTKernels"),
         // The mixer's summing loop in C: AVX2 + FMA variant chosen at runtime, software prefetch.
         .target(name: "CMixKernels"),
         // The distortion's oversampling FIRs and soft clip in C: AVX2 variant chosen at runtime,
         // bit-identical to the portable one (no contraction). No Apple names; no allocation.
         .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
-        .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
-        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
-        .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        .target(name: "AudioKernels", dependencies: ["CFFTKernels", "CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
+        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU; native FLAC read). No Apple names.
+        .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
+        // Codecs (FLAC so far), from their specifications. No Apple names.
+        .target(name: "AudioCodecs", swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
         // buffer, as Apple declares it; clients need no flag to call it.
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioFileFormats"],
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats"],
                 swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
@@ -66,6 +71,7 @@ let package = Package(
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis"], swiftSettings: swift5),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),

@@ -3,8 +3,6 @@
 #include <stdlib.h>
 
 #define CRK_DECLARE(suffix) \
-    void crk_fft_forward64_##suffix(const CRKFFTPlan *, const double *, const double *, double *, double *); \
-    void crk_fft_inverse64_##suffix(const CRKFFTPlan *, double *, double *); \
     void crk_multiply64_##suffix(const double *, const double *, const double *, const double *, \
                                  double *, double *, ptrdiff_t); \
     void crk_multiply_add64_##suffix(double *, double *, const double *, const double *, const double *, \
@@ -17,8 +15,7 @@
                                         float *const *, ptrdiff_t, ptrdiff_t, ptrdiff_t *, ptrdiff_t *);
 
 #define CRK_TABLE(suffix, isSimd) { \
-    crk_fft_forward64_##suffix, crk_fft_inverse64_##suffix, crk_multiply64_##suffix, \
-    crk_multiply_add64_##suffix, crk_poly_exact64_##suffix, crk_poly_exact32_##suffix, isSimd }
+    crk_multiply64_##suffix, crk_multiply_add64_##suffix, crk_poly_exact64_##suffix, crk_poly_exact32_##suffix, isSimd }
 
 CRK_DECLARE(portable)
 static const CRKKernels portableKernels = CRK_TABLE(portable, 0);

@@ -138,6 +138,7 @@ func sniffContainer(_ url: URL) -> ContainerInfo {
         return ContainerInfo(name: "AIFF-C", fileTypeID: "AIFC", aifcCompression: aifcCompressionType(bytes))
     case ("caff"?, _): return ContainerInfo(name: "CAF", fileTypeID: "caff")
     case (".snd"?, _): return ContainerInfo(name: "NeXT/Sun AU", fileTypeID: "NeXT")
+    case ("fLaC"?, _): return ContainerInfo(name: "FLAC", fileTypeID: "flac")
     default:
         if let guess = Container(fileExtension: url.pathExtension) {
             return ContainerInfo(name: guess.displayName + " (by extension)", fileTypeID: fourCC(guess.fileTypeID))
@@ -208,6 +209,8 @@ func describeLayout(_ layout: AVAudioChannelLayout) -> String {
 /// AudioStreamBasicDescription.
 struct FormatFacts {
     var formatID: AudioFormatID
+    var formatFlags: AudioFormatFlags
+    var framesPerPacket: Int
     var sampleRate: Double
     var channels: Int
     var bitsPerChannel: Int
@@ -221,6 +224,8 @@ struct FormatFacts {
     init(_ format: AVAudioFormat) {
         let d = format.streamDescription.pointee
         formatID = d.mFormatID
+        formatFlags = d.mFormatFlags
+        framesPerPacket = Int(d.mFramesPerPacket)
         sampleRate = d.mSampleRate
         channels = Int(d.mChannelsPerFrame)
         bitsPerChannel = Int(d.mBitsPerChannel)
@@ -246,6 +251,12 @@ struct FormatFacts {
     var encodingDescription: String {
         if isULaw { return "8-bit µ-law (G.711)" }
         if isALaw { return "8-bit A-law (G.711)" }
+        if formatID == kAudioFormatFLAC || formatID == kAudioFormatAppleLossless {
+            // afinfo's wording: "'flac' (0x00000001) from 16-bit source, 4096 frames/packet"
+            let source = [1: 16, 2: 20, 3: 24, 4: 32][Int(formatFlags)].map { " from \($0)-bit source" } ?? ""
+            let hex = String(formatFlags, radix: 16)
+            return "(0x" + String(repeating: "0", count: max(0, 8 - hex.count)) + hex + ")" + source + ", \(framesPerPacket) frames/packet"
+        }
         guard isLinearPCM else { return "'\(fourCC(formatID))'" }
         var parts = ["\(bitsPerChannel)-bit"]
         if bytesPerSample > 1 { parts.append(isBigEndian ? "big-endian" : "little-endian") }
@@ -261,7 +272,7 @@ struct FormatFacts {
     /// afinfo's "Data format" line: "2 ch, 48000 Hz, 'lpcm' 16-bit little-endian signed integer, interleaved".
     var summary: String {
         var text = "\(channels) ch, \(formatRate(sampleRate)) Hz, '\(fourCC(formatID))' \(encodingDescription)"
-        if channels > 1 { text += isInterleaved ? ", interleaved" : ", deinterleaved" }
+        if channels > 1 && (isLinearPCM || isULaw || isALaw) { text += isInterleaved ? ", interleaved" : ", deinterleaved" }
         return text
     }
 }

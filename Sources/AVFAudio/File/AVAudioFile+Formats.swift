@@ -1,6 +1,7 @@
 // The mapping between what a container stores (AudioDataDescription) and AVAudioFormat, the
 // choice of container when writing, and the NSErrors AVAudioFile throws.
 import AudioFileFormats
+import AudioCodecs
 import AudioKernels
 
 extension AVAudioFile {
@@ -60,6 +61,25 @@ extension AVAudioFile {
             }
         }
         return out
+    }
+
+    /// A native FLAC file's format, as Apple's AudioFile reports one: `kAudioFormatFLAC`, the
+    /// source depth in the Apple Lossless flags (16/20/24/32-bit source data), a packet per FLAC
+    /// frame of the stream's largest block size, variable bytes per packet (0).
+    static func flacFileFormat(_ info: FLACStreamInfo, layout: AVAudioChannelLayout?) -> AVAudioFormat? {
+        var asbd = AudioStreamBasicDescription()
+        asbd.mSampleRate = Double(info.sampleRate)
+        asbd.mFormatID = kAudioFormatFLAC
+        switch info.bitsPerSample {
+        case ...16: asbd.mFormatFlags = kAppleLosslessFormatFlag_16BitSourceData
+        case ...20: asbd.mFormatFlags = kAppleLosslessFormatFlag_20BitSourceData
+        case ...24: asbd.mFormatFlags = kAppleLosslessFormatFlag_24BitSourceData
+        default: asbd.mFormatFlags = kAppleLosslessFormatFlag_32BitSourceData
+        }
+        asbd.mFramesPerPacket = UInt32(info.maximumBlockSize)
+        asbd.mChannelsPerFrame = UInt32(info.channelCount)
+        if let layout { return AVAudioFormat(streamDescription: &asbd, channelLayout: layout) }
+        return AVAudioFormat(streamDescription: &asbd)
     }
 
     /// The AVAudioFormat describing how the file stores samples.

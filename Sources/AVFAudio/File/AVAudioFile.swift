@@ -49,15 +49,16 @@ open class AVAudioFile: NSObject {
     /// Opens a file for reading, with buffers in `format` (interleaved or not).
     public init(forReading fileURL: URL, commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
         let path = fileURL.path
-        let reader: AudioFileReader
+        let reader: StoredFrameReader
         do {
-            reader = try AudioFileReader(path: path)
+            reader = try openStoredFrameReader(path: path)
         } catch let error as AudioFileFormatError {
             throw AVAudioFile.nsError(error, path: path, failedCall: AVFAudioFailedCall.openFile)
         }
         let description = reader.description
         guard let layout = AVAudioFile.channelLayout(for: description),
-              let fileFormat = AVAudioFile.fileFormat(for: description, layout: layout.value),
+              let fileFormat = (reader as? FLACFileReader).map({ AVAudioFile.flacFileFormat($0.info, layout: layout.value) })
+                ?? AVAudioFile.fileFormat(for: description, layout: layout.value),
               let processing = AVAudioFile.processingFormat(format, interleaved: interleaved, sampleRate: description.sampleRate,
                                                           channels: description.channelCount, layout: layout.value) else {
             reader.close()

@@ -15,8 +15,9 @@
 // two mono blocks): three transforms of size M (4.25 M log2 M flops each) and 2M complex
 // multiply-adds. M is chosen at init (about 8 L) to minimise the work per frame.
 //
-// Float64 runs the transforms and spectrum products in CResamplerKernels (AVX2 + FMA when the
-// CPU has them), with this FFT's tables and in its scrambled order; Float runs them in Swift.
+// The transforms are the package's FFT for convolution (FFT/PermutedFFT.swift: scrambled
+// spectrum order, in place; its Float64 body runs in C with AVX2 + FMA when the CPU has them).
+// Float64 runs the spectrum products in CResamplerKernels the same way; Float runs them in Swift.
 
 internal import CResamplerKernels
 
@@ -31,12 +32,9 @@ struct OctaveStage<T: ResamplerScalar> {
     let block: Int          // frames per run: B = m - L + 1, or 2B for mono
     let window: Int         // input frames per run: m, or m + B for mono
     let packBlocks: Bool    // mono: two consecutive blocks per transform
-    let fft: PermutedFFT<T.FFTVector>
-    /// Float64: the C kernels, and `fft`'s tables in their layout (nil for Float, which
-    /// allocates nothing for them).
+    let fft: PermutedFFT<T>
+    /// The spectrum products' C kernels (used for Float64).
     let kernels: UnsafePointer<CRKKernels>
-    let plan: UnsafeMutablePointer<CRKFFTPlan>?
-    let twiddles4: AlignedBuffer<T>?
 
     /// Spectra (scrambled order) of the two branches, scaled by 1/m; for a lone channel when
     /// doubling, `pack` is the spectrum of g_e + i g_o.
@@ -64,41 +62,18 @@ struct OctaveStage<T: ResamplerScalar> {
         packBlocks = channels == 1
         block = packBlocks ? 2 * (m - taps + 1) : m - taps + 1
         window = packBlocks ? 2 * m - taps + 1 : m
-        fft = PermutedFFT<T.FFTVector>(size: m)
+        fft = PermutedFFT<T>(count: m)
         kernels = crk_kernels()
-        if T.self == Double.self {
-            // the C kernels' tables: fft's, with the radix-4 twiddles interleaved 4 at a time
-            let fft = self.fft
-            var total = 0
-            for p in 0..<fft.passCount { total += 6 * fft.spans.pointer[p] }
-            let t4 = AlignedBuffer<T>(count: total)
-            for p in 0..<fft.passCount {
-                let s = fft.spans.pointer[p], src = fft.twiddles4.pointer + fft.offsets.pointer[p]
-                let dst = t4.pointer + fft.offsets.pointer[p]
-                for j in 0..<s { for q in 0..<6 { dst[(j / 4) * 24 + q * 4 + j % 4] = src[q * s + j] } }
-            }
-            func doubles(_ p: UnsafeMutablePointer<T>) -> UnsafePointer<Double> {
-                UnsafePointer(UnsafeMutableRawPointer(p).assumingMemoryBound(to: Double.self))
-            }
-            let pl = UnsafeMutablePointer<CRKFFTPlan>.allocate(capacity: 1)
-            pl.initialize(to: CRKFFTPlan(n: m, hasRadix2Pass: fft.hasRadix2Pass ? 1 : 0, twiddles2: doubles(fft.twiddles2.pointer),
-                                         passCount: fft.passCount, spans: UnsafePointer(fft.spans.pointer),
-                                         offsets: UnsafePointer(fft.offsets.pointer), twiddles4: doubles(t4.pointer)))
-            twiddles4 = t4
-            plan = pl
-        } else {
-            twiddles4 = nil
-            plan = nil
-        }
         heRe = AlignedBuffer(count: m); heIm = AlignedBuffer(count: m)
         hoRe = AlignedBuffer(count: m); hoIm = AlignedBuffer(count: m)
         packRe = AlignedBuffer(count: m); packIm = AlignedBuffer(count: m)
         input = AlignedBuffer(count: pairs * 4 * 2 * m)
         work = AlignedBuffer(count: 4 * m)
 
-        // branch spectra in Float64, then rounded
+        // branch spectra in Float64, then rounded (a plan of the same size scrambles the bins
+        // the same way, whatever its scalar type)
         let gain = up ? 2.0 : 1.0
-        let d = PermutedFFT<T.DesignFFTVector>(size: m)
+        let d = PermutedFFT<Double>(count: m, body: .swift)
         let r = AlignedBuffer<Double>(count: m), i = AlignedBuffer<Double>(count: m)
         defer { r.deallocate(); i.deallocate(); d.deallocate() }
         let scale = gain / Double(m)
@@ -122,7 +97,7 @@ struct OctaveStage<T: ResamplerScalar> {
     func deallocate() {
         heRe.deallocate(); heIm.deallocate(); hoRe.deallocate(); hoIm.deallocate()
         packRe.deallocate(); packIm.deallocate(); input.deallocate(); work.deallocate()
-        fft.deallocate(); plan?.deallocate(); twiddles4?.deallocate()
+        fft.deallocate()
     }
 
     mutating func reset() {
@@ -277,22 +252,13 @@ struct OctaveStage<T: ResamplerScalar> {
     @inline(__always)
     func forward(from sr: UnsafeMutablePointer<T>, _ si: UnsafeMutablePointer<T>,
                  to re: UnsafeMutablePointer<T>, _ im: UnsafeMutablePointer<T>) {
-        if T.self == Double.self {
-            typealias S = OctaveStage
-            ResamplerCKernels.fftForward(kernels, plan.unsafelyUnwrapped, S.doubles(sr), S.doubles(si), S.doubles(re), S.doubles(im))
-        } else {
-            fft.forward(from: sr, si, to: re, im)
-        }
+        fft.forward(from: sr, si, to: re, im)
     }
 
     /// Scrambled spectrum in, natural order (scaled by m) out, in place.
     @inline(__always)
     func inverse(_ re: UnsafeMutablePointer<T>, _ im: UnsafeMutablePointer<T>) {
-        if T.self == Double.self {
-            ResamplerCKernels.fftInverse(kernels, plan.unsafelyUnwrapped, OctaveStage.doubles(re), OctaveStage.doubles(im))
-        } else {
-            fft.inverse(re, im)
-        }
+        fft.inverse(re, im)
     }
 
     /// a *= h (complex, bin by bin), or into (outR, outI).

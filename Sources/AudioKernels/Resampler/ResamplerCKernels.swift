@@ -1,5 +1,5 @@
-// The render path's calls into CResamplerKernels (the Float64 FFT, spectrum products and
-// exact-ratio polyphase loop, with AVX2 + FMA variants chosen at init).
+// The render path's calls into CResamplerKernels (the Float64 spectrum products and the
+// exact-ratio polyphase loops, with AVX2 + FMA variants chosen at init).
 //
 // Swift's `@_noLocks` checking (ResamplerRealTimeSafety.swift) rejects any call it cannot see
 // into, which includes every C function. These wrappers are vouched for by hand: each calls one
@@ -11,19 +11,6 @@
 internal import CResamplerKernels
 
 enum ResamplerCKernels {
-    @_semantics("no_performance_analysis") @inline(never)
-    static func fftForward(_ k: UnsafePointer<CRKKernels>, _ plan: UnsafePointer<CRKFFTPlan>,
-                           _ sr: UnsafePointer<Double>, _ si: UnsafePointer<Double>,
-                           _ re: UnsafeMutablePointer<Double>, _ im: UnsafeMutablePointer<Double>) {
-        k.pointee.fftForward64(plan, sr, si, re, im)
-    }
-
-    @_semantics("no_performance_analysis") @inline(never)
-    static func fftInverse(_ k: UnsafePointer<CRKKernels>, _ plan: UnsafePointer<CRKFFTPlan>,
-                           _ re: UnsafeMutablePointer<Double>, _ im: UnsafeMutablePointer<Double>) {
-        k.pointee.fftInverse64(plan, re, im)
-    }
-
     @_semantics("no_performance_analysis") @inline(never)
     static func multiply(_ k: UnsafePointer<CRKKernels>, _ ar: UnsafePointer<Double>, _ ai: UnsafePointer<Double>,
                          _ hr: UnsafePointer<Double>, _ hi: UnsafePointer<Double>,

@@ -138,11 +138,13 @@ enum ResamplerFilterDesign {
     static func minimumPhase(_ h: [Double]) -> (filter: [Double], delay: Double) {
         var n = 16
         while n < 32 * h.count { n *= 2 }
-        let fft = PermutedFFT<SIMD2<Double>>(size: n)
+        let fft = ComplexFFT<Double>(count: n)
         let re = AlignedBuffer<Double>(count: n), im = AlignedBuffer<Double>(count: n)
-        defer { re.deallocate(); im.deallocate(); fft.deallocate() }
+        defer { re.deallocate(); im.deallocate() }
+        func forward() { fft.forward(inRe: re.pointer, inIm: im.pointer, outRe: re.pointer, outIm: im.pointer) }
+        func inverse() { fft.inverse(inRe: re.pointer, inIm: im.pointer, outRe: re.pointer, outIm: im.pointer) }
         for i in 0..<h.count { re.pointer[i] = h[i] }
-        fft.forward(re.pointer, im.pointer)
+        forward()
         var peak = 0.0
         for k in 0..<n { peak = max(peak, (re.pointer[k] * re.pointer[k] + im.pointer[k] * im.pointer[k]).squareRoot()) }
         let floor = peak * 1e-16
@@ -151,7 +153,7 @@ enum ResamplerFilterDesign {
             re.pointer[k] = ResamplerMath.log(max(mag, floor))
             im.pointer[k] = 0
         }
-        fft.inverse(re.pointer, im.pointer)          // real cepstrum * n
+        inverse()          // real cepstrum * n
         let scale = 1 / Double(n)
         for i in 0..<n {
             let c = re.pointer[i] * scale
@@ -159,14 +161,14 @@ enum ResamplerFilterDesign {
             re.pointer[i] = c * f
             im.pointer[i] = 0
         }
-        fft.forward(re.pointer, im.pointer)
+        forward()
         for k in 0..<n {
             let m = ResamplerMath.exp(re.pointer[k])
             let ph = im.pointer[k] / ResamplerMath.pi
             re.pointer[k] = m * ResamplerMath.cosPi(ph)
             im.pointer[k] = m * ResamplerMath.sinPi(ph)
         }
-        fft.inverse(re.pointer, im.pointer)
+        inverse()
         var out = [Double](repeating: 0, count: h.count)
         for i in 0..<h.count { out[i] = re.pointer[i] * scale }
         var s0 = 0.0, s1 = 0.0

@@ -4,15 +4,11 @@
 // The kernels are generic over this protocol and are specialised for both types inside the
 // module. They use `SIMD4<T>` with separate multiply and add: the package is compiled for the
 // x86-64 baseline (SSE2), where `addingProduct` would become a call to `fmaf` per lane. The
-// Float64 hot loops (the steep stage's FFT and spectrum products, the exact-ratio polyphase
-// stage) run in C instead (CResamplerKernels), with AVX2 + FMA where the CPU has them.
+// Float64 hot loops (the steep stage's spectrum products, the exact-ratio polyphase stage) run
+// in C instead (CResamplerKernels), with AVX2 + FMA where the CPU has them; the steep stage's
+// FFT is the package's (FFT/PermutedFFT.swift, whose Float64 body is in C the same way).
 
-protocol ResamplerScalar: BinaryFloatingPoint, SIMDScalar, Codable {
-    /// The FFT's vector, and the Float64 vector of the same width used to compute filter
-    /// spectra in the same scrambled order. Float: SIMD4<Float>, one SSE register. Float64:
-    /// SIMD4<Double>, the width of CResamplerKernels' FFT (which uses the Swift FFT's tables).
-    associatedtype FFTVector: SIMD where FFTVector.Scalar == Self
-    associatedtype DesignFFTVector: SIMD where DesignFFTVector.Scalar == Double
+protocol ResamplerScalar: FFTScalar {
     init(_ value: Double)
     init(_ value: Float)
     var doubleValue: Double { get }
@@ -20,15 +16,11 @@ protocol ResamplerScalar: BinaryFloatingPoint, SIMDScalar, Codable {
 }
 
 extension Float: ResamplerScalar {
-    typealias FFTVector = SIMD4<Float>
-    typealias DesignFFTVector = SIMD4<Double>
     var doubleValue: Double { Double(self) }
     var floatValue: Float { self }
 }
 
 extension Double: ResamplerScalar {
-    typealias FFTVector = SIMD4<Double>
-    typealias DesignFFTVector = SIMD4<Double>
     var doubleValue: Double { self }
     var floatValue: Float { Float(self) }
 }
@@ -105,4 +97,11 @@ func zeroSamples<T>(_ p: UnsafeMutablePointer<T>, _ n: Int) {
         while i + 8 <= bytes { raw.storeBytes(of: UInt64(0), toByteOffset: i, as: UInt64.self); i += 8 }
         while i < bytes { raw.storeBytes(of: UInt8(0), toByteOffset: i, as: UInt8.self); i += 1 }
     }
+}
+
+/// 4x4 transpose of SIMD4 rows.
+@inline(__always)
+func transpose4<T: SIMDScalar>(_ a: SIMD4<T>, _ b: SIMD4<T>, _ c: SIMD4<T>, _ d: SIMD4<T>)
+    -> (SIMD4<T>, SIMD4<T>, SIMD4<T>, SIMD4<T>) {
+    (SIMD4(a[0], b[0], c[0], d[0]), SIMD4(a[1], b[1], c[1], d[1]), SIMD4(a[2], b[2], c[2], d[2]), SIMD4(a[3], b[3], c[3], d[3]))
 }

@@ -1,6 +1,6 @@
-// CResamplerKernels: the hot Float64 loops (and the Float32 polyphase loop) of the sample-rate converter (AudioKernels'
-// Resampler) in C, so they can use AVX2 + FMA where the CPU has them while the package itself
-// is compiled for the baseline x86-64 (no unsafeFlags: the AVX2 variants are selected per
+// CResamplerKernels: the hot Float64 loops (spectrum products, and the Float32 and Float64
+// exact-ratio polyphase loops) of the sample-rate converter (AudioKernels' Resampler) in C, so
+// they can use AVX2 + FMA where the CPU has them while the package itself is compiled for the baseline x86-64 (no unsafeFlags: the AVX2 variants are selected per
 // function with target attributes, in kernels_avx2.c).
 //
 // `crk_kernels()` returns a table of function pointers, chosen once by runtime CPU detection:
@@ -12,9 +12,8 @@
 // Real-time safety: no kernel allocates, locks or makes a system call (`crk_kernels` itself
 // reads CPUID and the environment, and is for initialisation only).
 //
-// FFT order: `fftForward64` leaves the spectrum in a scrambled order (digit reversal, the last
-// radix-4 pass stored transposed 4 at a time), `fftInverse64` takes that order back, exactly as
-// AudioKernels' `PermutedFFT<SIMD4<Double>>`, whose twiddle factors (`CRKFFTPlan`) it uses.
+// The Float64 FFT the steep stage runs is not here: it is the package's one FFT
+// (AudioKernels' FFT/PermutedFFT.swift, with its C body in CFFTKernels).
 #ifndef CRESAMPLERKERNELS_H
 #define CRESAMPLERKERNELS_H
 
@@ -28,31 +27,8 @@
 extern "C" {
 #endif
 
-/// Tables of a power-of-two complex FFT of size n >= 16 (owned by the caller).
-typedef struct CRKFFTPlan {
-    ptrdiff_t n;
-    /// log2(n) is odd: the first forward pass (last inverse pass) is radix 2.
-    ptrdiff_t hasRadix2Pass;
-    /// Radix-2 twiddles: n/2 real parts, then n/2 imaginary parts.
-    const double *twiddles2;
-    /// Number of radix-4 passes with span >= 4, and their spans, largest first.
-    ptrdiff_t passCount;
-    const ptrdiff_t *spans;
-    /// Where each pass's twiddles start in twiddles4 (6 x spans[p] values per pass).
-    const ptrdiff_t *offsets;
-    /// Per pass p, at twiddles4 + offsets[p], for each j = 0, 4, 8, ... < spans[p]: the four
-    /// values from j of w1r, w1i, w2r, w2i, w3r, w3i (24 values; PermutedFFT's own table has six
-    /// runs spans[p] long instead).
-    const double *twiddles4;
-} CRKFFTPlan;
-
 /// The kernels. Arrays are split complex (real, imaginary), any alignment; n is a multiple of 4.
 typedef struct CRKKernels {
-    /// Natural order (sr, si) in, scrambled spectrum out in (re, im); the source may be the
-    /// destination, else it is left untouched.
-    void (*fftForward64)(const CRKFFTPlan *plan, const double *sr, const double *si, double *re, double *im);
-    /// Scrambled spectrum in, natural order out, scaled by n, in place.
-    void (*fftInverse64)(const CRKFFTPlan *plan, double *re, double *im);
     /// (dr, di) = (ar, ai) * (hr, hi), bin by bin (d may be a).
     void (*multiply64)(const double *ar, const double *ai, const double *hr, const double *hi,
                        double *dr, double *di, ptrdiff_t n);

@@ -1,0 +1,31 @@
+// What the decode path above the containers needs from a file: its stored sample layout, its
+// length, and positional reads of raw interleaved frames. PCM containers (AudioFileReader) read
+// them from the file; native FLAC (FLACFileReader) decodes them.
+
+public protocol StoredFrameReader: AnyObject {
+    var path: String { get }
+    /// How `read` delivers frames.
+    var description: AudioDataDescription { get }
+    /// Frames in the file.
+    var frameCount: Int64 { get }
+    /// Notes about tolerated damage, one sentence each.
+    var warnings: [String] { get }
+    /// Reads up to `frames` frames from frame `frame` into `buffer`; returns the frames read.
+    func read(frames: Int, startingAt frame: Int64, into buffer: UnsafeMutableRawPointer) throws -> Int
+    var isClosed: Bool { get }
+    func close()
+}
+
+extension AudioFileReader: StoredFrameReader {}
+extension FLACFileReader: StoredFrameReader {}
+
+/// Opens `path` with the reader its first bytes call for (never its name): a native FLAC stream,
+/// else the PCM containers.
+public func openStoredFrameReader(path: String) throws -> StoredFrameReader {
+    let file = try RawFile.open(path: path, forWriting: false)
+    var head = [UInt8](repeating: 0, count: 4)
+    let got = (try? head.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: 4, at: 0) }) ?? 0
+    _ = posixClose(file.fd)
+    if got == 4 && FLACFileReader.sniff(head) { return try FLACFileReader(path: path) }
+    return try AudioFileReader(path: path)
+}
