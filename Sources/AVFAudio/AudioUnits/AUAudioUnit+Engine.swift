@@ -32,13 +32,16 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         var inputs = UnsafeBufferPointer<RenderBuffer?>(start: nil, count: 0)
     }
 
-    final class State {
+    /// The unit's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<AUAudioUnitNodeRenderer>
         let renderBlock: AURenderBlock
         let pullInput: AURenderPullInputBlock
         let context: PullContext
         let timestamp: UnsafeMutablePointer<AudioTimeStamp>
         let flags: UnsafeMutablePointer<AudioUnitRenderActionFlags>
-        init(renderBlock: @escaping AURenderBlock) {
+        init(renderer: AUAudioUnitNodeRenderer, renderBlock: @escaping AURenderBlock) {
+            owner = .passUnretained(renderer)
             self.renderBlock = renderBlock
             let context = PullContext()
             self.context = context
@@ -49,6 +52,10 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             timestamp.initialize(to: AudioTimeStamp())
             flags = .allocate(capacity: 1)
             flags.initialize(to: [])
+            super.init(renderer: renderer)
+        }
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
         }
         deinit {
             timestamp.deallocate()
@@ -115,7 +122,7 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
     /// Set while `AVAudioEngine.prepareAudioUnits()` runs the client's code for this unit.
     private(set) var isPreparing = false
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         func standard(_ f: AVAudioFormat) -> AVAudioFormat {
             AVAudioFormat(standardFormatWithSampleRate: f.sampleRate, channels: f.channelCount) ?? f
         }
@@ -125,7 +132,7 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         // itself gets it allocated again)
         if !isPreparing, let prepared, prepared.configuration.serves(wanted), unit._renderResourcesAllocated {
             requested = nil
-            return State(renderBlock: prepared.renderBlock)
+            return State(renderer: self, renderBlock: prepared.renderBlock)
         }
         requested = (failed == wanted && !isPreparing) ? nil : wanted
         return nil
@@ -187,13 +194,10 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         }
     }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle (a plan in which the unit is not prepared has no state for it:
+    /// the base class's stateless `render` outputs silence).
+    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let frames = cycle.frames
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else {
-            var i = 0
-            while i < outputs.count { outputs[i].clear(frames: frames); i += 1 }
-            return
-        }
         state.context.inputs = inputs
         state.timestamp.pointee.mSampleTime = Double(cycle.sampleTime)
         state.timestamp.pointee.mHostTime = cycle.hostTime
@@ -207,8 +211,8 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             output.restoreChannels()
             output.resetBufferList(frames: frames)
             state.flags.pointee = AudioUnitRenderActionFlags(rawValue: 0)
-            let status = state.renderBlock(state.flags, UnsafePointer(state.timestamp), AUAudioFrameCount(frames), bus,
-                                           output.bufferList.unsafeMutablePointer, state.pullInput)
+            let status = ClientCall.audioUnit(state.renderBlock, state.flags, UnsafePointer(state.timestamp), AUAudioFrameCount(frames), bus,
+                                              output.bufferList.unsafeMutablePointer, state.pullInput)
             if status != noErr {
                 output.clear(frames: frames)
             } else {

@@ -125,7 +125,9 @@ final class EffectRenderer: NodeRenderer {
         return k
     }
 
-    final class State {
+    /// The effect's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<EffectRenderer>
         let kernel: EffectKernel
         let channels: Int
         /// The node's sample rate (host-time events convert with it; `cycle.sampleRate` is the
@@ -136,7 +138,8 @@ final class EffectRenderer: NodeRenderer {
         let outputBase: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let inputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-        init(kernel: EffectKernel, channels: Int, sampleRate: Double) {
+        init(renderer: EffectRenderer, kernel: EffectKernel, channels: Int, sampleRate: Double) {
+            owner = .passUnretained(renderer)
             self.kernel = kernel
             self.channels = channels
             self.sampleRate = sampleRate
@@ -144,6 +147,10 @@ final class EffectRenderer: NodeRenderer {
             outputBase = .allocate(capacity: max(1, channels))
             inputPointers = .allocate(capacity: max(1, channels))
             outputPointers = .allocate(capacity: max(1, channels))
+            super.init(renderer: renderer)
+        }
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
         }
         deinit {
             inputBase.deallocate()
@@ -153,17 +160,17 @@ final class EffectRenderer: NodeRenderer {
         }
     }
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        return State(kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
+        return State(renderer: self, kernel: kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
                      sampleRate: format.sampleRate)
     }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle.
+    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let output = outputs[0]
         let frames = cycle.frames
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { output.clear(frames: frames); return }
         let kernel = state.kernel
         if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) { kernel.reset() }
         let start = cycle.sampleTime

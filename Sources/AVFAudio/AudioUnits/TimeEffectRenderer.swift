@@ -3,7 +3,7 @@
 //
 // A time effect's input bus is its own rate domain (`changesRate(onInputBus:)` is true although
 // input and output have the same sample rate: the change is in time). At the start of each
-// cycle the render plan asks `inputFrames(forOutputFrames:bus:state:)`, and every node upstream
+// cycle the render plan asks `inputFrames(forOutputFrames:bus:)` of its step, and every node upstream
 // renders that many frames before this one renders the cycle's output frames.
 //
 // DESIGN NOTE — sample-accurate parameter changes in a node that changes time
@@ -94,7 +94,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     private var cycleStart: Int64 = 0
     private var cycleHostTime: UInt64 = 0
     private var cycleRate: Double = 44_100
-    private var consumed: Int64 = 0
+    private(set) var consumed: Int64 = 0
     /// Control side: the DSP object of the current format and its key.
     private var dsp: TimeEffectDSP?
     private var dspKey: (rate: Double, channels: Int, frames: Int)?
@@ -122,19 +122,38 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     // MARK: plan state
 
-    final class State {
+    /// The time effect's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<TimeEffectRenderer>
         let dsp: TimeEffectDSP
         let channels: Int
         /// The node's sample rate (its output format's; host-time events convert with it).
         let sampleRate: Double
         let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
         let outputPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
-        init(dsp: TimeEffectDSP, channels: Int, sampleRate: Double) {
+        init(renderer: TimeEffectRenderer, dsp: TimeEffectDSP, channels: Int, sampleRate: Double) {
+            owner = .passUnretained(renderer)
             self.dsp = dsp
             self.channels = channels
             self.sampleRate = sampleRate
             inputPointers = .allocate(capacity: max(1, channels))
             outputPointers = .allocate(capacity: max(1, channels))
+            super.init(renderer: renderer)
+        }
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
+        }
+        override func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int) {
+            owner._withUnsafeGuaranteedRef { $0.cycleWillStart(sampleTime: sampleTime, hostTime: hostTime, state: self) }
+        }
+        override func inputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
+            owner._withUnsafeGuaranteedRef { $0.inputFrames(forOutputFrames: outputFrames, state: self) }
+        }
+        override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
+            max(outputFrames, dsp.maximumInputFrames(outputFrames))
+        }
+        override func inputSampleTime(bus: Int) -> Int64 {
+            owner._withUnsafeGuaranteedRef { $0.consumed }
         }
         deinit {
             inputPointers.deallocate()
@@ -167,44 +186,38 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     /// (the engine's plan compiler and a host allocating the unit on its own may ask at once)
     private let dspLock = NSLock()
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        return State(dsp: dsp(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
-                     sampleRate: format.sampleRate)
+        return State(renderer: self, dsp: dsp(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames),
+                     channels: channels, sampleRate: format.sampleRate)
     }
 
     // MARK: the cycle
 
-    override func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int, state: AnyObject?) {
+    /// Render thread: the cycle about to be rendered starts at `sampleTime` (see `RenderStep`).
+    final func cycleWillStart(sampleTime: Int64, hostTime: UInt64, state: State) {
         cycleStart = sampleTime
         cycleHostTime = hostTime
-        if let state { cycleRate = unsafeDowncast(state, to: State.self).sampleRate }
+        cycleRate = state.sampleRate
     }
 
-    override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
+    /// Render thread: input frames for `outputFrames` output frames this cycle (see `RenderStep`).
+    final func inputFrames(forOutputFrames outputFrames: Int, state: State) -> Int {
         beginCycle(frames: outputFrames, dsp: state.dsp, events: collectEvents(frames: outputFrames))
         prepared = true
         if bypassedThisCycle { return outputFrames }
         return max(0, state.dsp.inputFrames(outputFrames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
     }
 
-    override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
-        return max(outputFrames, state.dsp.maximumInputFrames(outputFrames))
-    }
-
-    override func inputSampleTime(bus: Int, state: AnyObject?) -> Int64 { consumed }
-
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle.
+    final func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let output = outputs[0]
         let frames = cycle.frames
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { output.clear(frames: frames); return }
         let input = inputs.count > 0 ? inputs[0] : nil
         if !prepared {
             // (no input domain, so the plan did not start the cycle)
-            cycleWillStart(sampleTime: cycle.sampleTime, hostTime: cycle.hostTime, bus: 0, state: state)
+            cycleWillStart(sampleTime: cycle.sampleTime, hostTime: cycle.hostTime, state: state)
             beginCycle(frames: frames, dsp: state.dsp, events: collectEvents(frames: frames))
         }
         prepared = false
@@ -285,8 +298,8 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     /// Control side: the resources for a unit hosted on its own, rendering `format`.
     func makeStandaloneResources(sampleRate: Double, channels: Int, maximumFrames: Int) -> StandaloneResources {
-        let state = State(dsp: dsp(sampleRate: sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
-                          sampleRate: sampleRate)
+        let state = State(renderer: self, dsp: dsp(sampleRate: sampleRate, channels: channels, maximumFrames: maximumFrames),
+                          channels: channels, sampleRate: sampleRate)
         return StandaloneResources(state: state, maximumFrames: maximumFrames)
     }
 

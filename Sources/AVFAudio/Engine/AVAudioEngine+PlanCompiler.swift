@@ -24,14 +24,15 @@ extension AVAudioEngine {
         var domains: [RenderPlan.Domain] = []
         var domainCapacity: [Int] = [maximumFrames]
         // Domain 0 is the output rate; its owner is unused.
-        domains.append(RenderPlan.Domain(parent: 0, capacity: maximumFrames, owner: outputNode.renderer, bus: 0, state: nil))
+        domains.append(RenderPlan.Domain(parent: 0, capacity: maximumFrames, owner: nil, bus: 0))
         // Per-plan render state of each node, built once (the domains need it before the steps).
-        var stepStates: [ObjectIdentifier: AnyObject?] = [:]
-        func stepState(_ node: AVAudioNode, capacity: Int) -> AnyObject? {
+        var stepStates: [ObjectIdentifier: RenderStep] = [:]
+        func stepState(_ node: AVAudioNode, capacity: Int) -> RenderStep {
             if let s = stepStates[ObjectIdentifier(node)] { return s }
             let formats: [AVAudioFormat?] = (0..<node.numberOfInputs).map { connection(into: node, bus: $0)?.format }
             let s = node.renderer.makeStepState(inputFormats: formats, outputFormats: node.outputFormats, maximumFrames: capacity)
-            stepStates[ObjectIdentifier(node)] = .some(s)
+                ?? RenderStep(renderer: node.renderer)
+            stepStates[ObjectIdentifier(node)] = s
             return s
         }
 
@@ -44,8 +45,8 @@ extension AVAudioEngine {
                 var sourceDomain = domain
                 if node.changesRate(onInputBus: bus) {
                     let state = stepState(node, capacity: domainCapacity[domain])
-                    let capacity = node.renderer.maximumInputFrames(forOutputFrames: domainCapacity[domain], bus: bus, state: state)
-                    domains.append(RenderPlan.Domain(parent: domain, capacity: capacity, owner: node.renderer, bus: bus, state: state))
+                    let capacity = state.maximumInputFrames(forOutputFrames: domainCapacity[domain], bus: bus)
+                    domains.append(RenderPlan.Domain(parent: domain, capacity: capacity, owner: state, bus: bus))
                     domainCapacity.append(capacity)
                     sourceDomain = domains.count - 1
                 }

@@ -257,42 +257,50 @@ extension AVAudioEngine {
         }
         defer { gate.leave() }
         events.retryUndelivered()
-        let plan = exchange.planForCycle()
-        guard let plan, let source = plan.outputSource, plan.maximumFrames > 0 else {
+        let rate = outputNode.outputRate
+        let events = self.events
+        let deviceInput = self.deviceInput
+        // (the plan unretained, as the render loop's proof requires; see RenderCore/RenderPlan.swift)
+        let rendered = exchange.planForCycle()?._withUnsafeGuaranteedRef { plan -> Bool in
+            guard let source = plan.outputSource, plan.maximumFrames > 0 else { return false }
+            deviceInput.channels = cycle.input == nil ? 0 : inputChannels
+            deviceInput.pointers = cycle.input
+            var offset = 0
+            while offset < frames {
+                let n = min(plan.maximumFrames, frames - offset)
+                deviceInput.offset = offset
+                let hostTime = cycle.hostTime &+ UInt64(Double(offset) / rate * 1e9)
+                _ = plan.render(frames: n, sampleTime: renderSampleTime, hostTime: hostTime, outputRate: rate,
+                                isOffline: false, events: events)
+                renderSampleTime += Int64(n)
+                let m = min(outputChannels, source.channelCount)
+                for c in 0..<m { (output[c] + offset).update(from: source.channels[c], count: n) }
+                for c in m..<outputChannels { (output[c] + offset).update(repeating: 0, count: n) }
+                offset += n
+            }
+            deviceInput.pointers = nil
+            return true
+        } ?? false
+        if !rendered {
             renderSampleTime += Int64(frames)
             for c in 0..<outputChannels { output[c].update(repeating: 0, count: frames) }
-            return
         }
-        deviceInput.channels = cycle.input == nil ? 0 : inputChannels
-        deviceInput.pointers = cycle.input
-        let rate = outputNode.outputRate
-        var offset = 0
-        while offset < frames {
-            let n = min(plan.maximumFrames, frames - offset)
-            deviceInput.offset = offset
-            let hostTime = cycle.hostTime &+ UInt64(Double(offset) / rate * 1e9)
-            _ = plan.render(frames: n, sampleTime: renderSampleTime, hostTime: hostTime, outputRate: rate,
-                            isOffline: false, events: events)
-            renderSampleTime += Int64(n)
-            let m = min(outputChannels, source.channelCount)
-            for c in 0..<m { (output[c] + offset).update(from: source.channels[c], count: n) }
-            for c in m..<outputChannels { (output[c] + offset).update(repeating: 0, count: n) }
-            offset += n
-        }
-        deviceInput.pointers = nil
     }
 
     /// Manual rendering: renders `frames` frames into a planar Float32 destination.
     /// Returns (status, the source buffer) for the caller to convert. The caller holds the gate.
     func renderManualCycle(frames: Int) -> (AVAudioEngineManualRenderingStatus, RenderBuffer?) {
         events.retryUndelivered()
-        let plan = exchange.planForCycle()
+        let unmanagedPlan = exchange.planForCycle()
         let sampleTime = manualSampleTime.load(ordering: .relaxed)
         manualSampleTime.store(sampleTime + Int64(frames), ordering: .relaxed)
-        guard let plan else { return (.success, nil) }
-        let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: HostClock.now(),
-                                       outputRate: outputNode.outputRate, isOffline: manualMode == .offline, events: events)
-        return (insufficient ? .insufficientDataFromInputNode : .success, plan.outputSource)
+        guard let unmanagedPlan else { return (.success, nil) }
+        let hostTime = HostClock.now(), rate = outputNode.outputRate, offline = manualMode == .offline, events = self.events
+        return unmanagedPlan._withUnsafeGuaranteedRef { plan in
+            let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime,
+                                           outputRate: rate, isOffline: offline, events: events)
+            return (insufficient ? .insufficientDataFromInputNode : .success, plan.outputSource)
+        }
     }
 
     // MARK: Graph changes

@@ -142,7 +142,8 @@ final class InputRenderer: NodeRenderer {
         if let format, let block { source = Source(format: format, block: block) } else { source = nil }
     }
 
-    final class State {
+    final class State: RenderStep {
+        private let owner: Unmanaged<InputRenderer>
         let format: AVAudioFormat?
         let block: AVAudioIONodeInputBlock?
         let sampleType: ProcessingSampleType?
@@ -156,8 +157,9 @@ final class InputRenderer: NodeRenderer {
         /// Rate conversion to the output's rate: the converter and its block-rate input.
         let converter: MixerRateConverter?
         let staging: RenderBuffer?
-        init(format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, maximumRequest: Int,
+        init(renderer: InputRenderer, format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, maximumRequest: Int,
              converter: MixerRateConverter?, stagingCapacity: Int) {
+            owner = .passUnretained(renderer)
             self.format = format
             self.block = block
             sampleType = format?.processingSampleType
@@ -170,6 +172,11 @@ final class InputRenderer: NodeRenderer {
             self.converter = converter
             let channels = self.channels
             staging = converter.map { _ in RenderBuffer(channelCount: channels, capacity: max(1, stagingCapacity)) }
+            super.init(renderer: renderer)
+        }
+
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, outputs: outputs, state: self) }
         }
         deinit {
             sourcePointers.deallocate()
@@ -177,7 +184,7 @@ final class InputRenderer: NodeRenderer {
         }
     }
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         var converter: MixerRateConverter?
         if let format = source?.format, format.sampleRate != outputFormats[0].sampleRate {
             let channels = Int(format.channelCount)
@@ -189,14 +196,15 @@ final class InputRenderer: NodeRenderer {
             }
         }
         rateConverter = converter
-        return State(format: source?.format, block: source?.block, maximumRequest: maximumRequestFrames, converter: converter,
+        return State(renderer: self, format: source?.format, block: source?.block, maximumRequest: maximumRequestFrames, converter: converter,
                      stagingCapacity: converter?.maximumInputFrames(forOutputFrames: maximumFrames) ?? 0)
     }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle.
+    func render(_ cycle: inout RenderCycle, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let output = outputs[0]
         let frames = cycle.frames
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), let block = state.block, let type = state.sampleType,
+        guard let block = state.block, let type = state.sampleType,
               state.channels == output.channelCount else {
             // Not manual rendering: the device's captured frames for this cycle, when it has input.
             if let slot = deviceInput, let captured = slot.pointers, slot.channels == output.channelCount {
@@ -262,7 +270,7 @@ final class InputRenderer: NodeRenderer {
     @inline(__always)
     private func pullOnce(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, at offset: Int,
                           state: State, type: ProcessingSampleType) -> Bool {
-        guard let list = block(AVAudioFrameCount(frames)) else { return false }
+        guard let list = ClientCall.input(block, AVAudioFrameCount(frames)) else { return false }
         let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: list))
         guard abl.count == state.bufferCount else { return false }
         let bytes = frames * state.bytesPerFrame

@@ -168,6 +168,16 @@ final class MixerInputControl {
              : (Float(bitPattern: balanceLeftBits.load(ordering: .relaxed)), Float(bitPattern: balanceRightBits.load(ordering: .relaxed)))
     }
 
+    /// Render thread: when no ramp is running and none would start this cycle, the gains to apply
+    /// (left, right, volume); nil otherwise (the caller aims and advances the ramps). Small, so
+    /// the common case costs three atomic loads and three compares per input.
+    @inline(__always) func steadyGains(mono: Bool) -> (left: Float, right: Float, volume: Float)? {
+        let side = sideGains(mono: mono)
+        let v = volume
+        guard leftRamp.isSteady(at: side.left), rightRamp.isSteady(at: side.right), volumeRamp.isSteady(at: v) else { return nil }
+        return (side.left, side.right, v)
+    }
+
     // Render-thread state: the gains actually applied (left, right: stereo output; volume: others).
     var leftRamp = GainRamp()
     var rightRamp = GainRamp()
@@ -211,6 +221,13 @@ struct GainRamp {
     /// Whether the gain stays `target` for the whole cycle.
     @inline(__always) var isSettled: Bool { position >= length }
 
+    /// Whether the gain is settled at `value`, so that aiming at it changes nothing. Never for an
+    /// unprimed ramp: its first aim must jump (the initial gain applies at once, later changes glide).
+    @inline(__always) func isSteady(at value: Float) -> Bool {
+        guard primed else { return false }
+        return position >= length ? value == target : false
+    }
+
     @inline(__always)
     mutating func advance(_ frames: Int) { position = min(length, position + frames) }
 }
@@ -244,7 +261,9 @@ final class MixerRenderer: NodeRenderer {
         var converter: Unmanaged<MixerRateConverter>?
     }
 
-    final class State {
+    /// The mixer's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<MixerRenderer>
         let inputs: [InputState?]
         let outputChannels: Int
         let slots: UnsafeMutablePointer<Slot>
@@ -255,7 +274,8 @@ final class MixerRenderer: NodeRenderer {
         let pending: UnsafeMutablePointer<StereoMixInput>
         /// Ramp length: 10 ms of output frames.
         let rampFrames: Int
-        init(inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode, sampleRate: Double) {
+        init(renderer: MixerRenderer, inputs: [InputState?], outputChannels: Int, node: AVAudioMixerNode, sampleRate: Double) {
+            owner = .passUnretained(renderer)
             self.inputs = inputs
             rampFrames = max(1, Int((sampleRate * 0.01).rounded()))
             self.outputChannels = outputChannels
@@ -274,10 +294,33 @@ final class MixerRenderer: NodeRenderer {
                                                   converter: input?.rateConverter.map { .passUnretained($0) }))
             }
             pending = .allocate(capacity: max(1, inputs.count))
+            super.init(renderer: renderer)
         }
         deinit {
             slots.deallocate()
             pending.deallocate()
+        }
+
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            // (everything passed unmanaged: a closure capturing a reference retains it)
+            let me = Unmanaged.passUnretained(self)
+            let output = Unmanaged.passUnretained(outputs[0])
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, output: output, state: me) }
+        }
+
+        override func inputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
+            guard bus < slotCount, let converter = slots[bus].converter else { return outputFrames }
+            return converter._withUnsafeGuaranteedRef { $0.inputFramesNeeded(forOutputFrames: outputFrames) }
+        }
+
+        override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
+            guard bus < slotCount, let converter = slots[bus].converter else { return outputFrames }
+            return converter._withUnsafeGuaranteedRef { $0.maximumInputFrames(forOutputFrames: outputFrames) }
+        }
+
+        override func inputSampleTime(bus: Int) -> Int64 {
+            guard bus < slotCount, let converter = slots[bus].converter else { return 0 }
+            return converter._withUnsafeGuaranteedRef { $0.inputSampleTime }
         }
     }
 
@@ -288,7 +331,7 @@ final class MixerRenderer: NodeRenderer {
     /// Rate converters persist across plans while an input's formats stay the same.
     private var converters: [Int: MixerRateConverter] = [:]
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         guard let node else { return nil }
         let output = outputFormats[0]
         let outChannels = Int(output.channelCount)
@@ -316,121 +359,140 @@ final class MixerRenderer: NodeRenderer {
             if case .matrix = route { scratch = PlanarScratch(channels: outChannels, frames: maximumFrames) }
             inputs.append(InputState(control: node.inputControl(bus), route: route, scratch: scratch, rateConverter: converter))
         }
-        return State(inputs: inputs, outputChannels: outChannels, node: node, sampleRate: output.sampleRate)
+        return State(renderer: self, inputs: inputs, outputChannels: outChannels, node: node, sampleRate: output.sampleRate)
     }
 
-    override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), bus < state.inputs.count,
-              let converter = state.inputs[bus]?.rateConverter else { return outputFrames }
-        return converter.inputFramesNeeded(forOutputFrames: outputFrames)
-    }
-
-    override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), bus < state.inputs.count,
-              let converter = state.inputs[bus]?.rateConverter else { return outputFrames }
-        return converter.maximumInputFrames(forOutputFrames: outputFrames)
-    }
-
-    override func inputSampleTime(bus: Int, state: AnyObject?) -> Int64 {
-        guard let state = state.map({ unsafeDowncast($0, to: State.self) }), bus < state.inputs.count,
-              let converter = state.inputs[bus]?.rateConverter else { return 0 }
-        return converter.inputSampleTime
-    }
-
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread: one cycle. `state` and `output` are borrowed from the plan, which keeps them
+    /// (and through the state every input's objects) alive while it renders. Proved free of locks,
+    /// allocation and reference counting (`RenderPathProof.mixer`), except the two paths behind
+    /// `convertInput` (inputs at another rate: the streaming resampler's objects) and
+    /// `mixThroughMatrix` (layouts other than mono/stereo into stereo), not restructured yet.
+    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, output: Unmanaged<RenderBuffer>,
+                state: Unmanaged<State>) {
         let frames = cycle.frames
-        guard let stateObject = state else {
-            outputs[0].clear(frames: frames)
-            return
+        let (slots, slotCount, pending, rampFrames, node) = state._withUnsafeGuaranteedRef {
+            ($0.slots, $0.slotCount, $0.pending, $0.rampFrames, $0.node)
         }
-        // Borrowed, never retained: the plan keeps the state (and through it every input's
-        // objects) alive while it renders.
-        let state = unsafeDowncast(stateObject, to: State.self)
-        Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
-            output.clear(frames: frames)
-            let out = output.channels
-            var anything = false
-            var pendingCount = 0
-            let busCount = min(inputs.count, state.slotCount)
-            var bus = 0
-            while bus < busCount {
-                let slot = state.slots[bus]
-                bus += 1
-                guard slot.route != 0, let control = slot.control,
-                      let input = inputs.baseAddress.unsafelyUnwrapped[bus - 1].map(Unmanaged.passUnretained) else { continue }
-                // Gains for this cycle: ramped towards the current volume/pan (see GainRamp).
-                let rampFrames = state.rampFrames
-                let mono = slot.route == 1
-                let (l, r, v) = control._withUnsafeGuaranteedRef { c -> (GainRamp, GainRamp, GainRamp) in
-                    // Mono inputs: equal power; stereo and others: balance (note at the top).
-                    let side = c.sideGains(mono: mono)
-                    c.leftRamp.aim(at: side.left, frames: rampFrames)
-                    c.rightRamp.aim(at: side.right, frames: rampFrames)
-                    c.volumeRamp.aim(at: c.volume, frames: rampFrames)
-                    let gains = (c.leftRamp, c.rightRamp, c.volumeRamp)
-                    c.leftRamp.advance(frames); c.rightRamp.advance(frames); c.volumeRamp.advance(frames)
-                    return gains
-                }
-                let settled = l.isSettled && r.isSettled && v.isSettled
-                // Bring the input to the output rate first (consumes input.frames, produces `frames`).
-                var source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+        let (out, outputChannels) = output._withUnsafeGuaranteedRef { o -> (UnsafeMutablePointer<UnsafeMutablePointer<Float>>, Int) in
+            o.clear(frames: frames)
+            return (o.channels, o.channelCount)
+        }
+        var anything = false
+        var pendingCount = 0
+        let busCount = min(inputs.count, slotCount)
+        // The input buffers, read as unmanaged references (same layout as `RenderBuffer?`: one
+        // nullable pointer), so that reading one is not a retain.
+        let inputBuffers = UnsafeRawPointer(inputs.baseAddress.unsafelyUnwrapped).assumingMemoryBound(to: Unmanaged<RenderBuffer>?.self)
+        var bus = 0
+        while bus < busCount {
+            let slot = slots[bus]
+            bus += 1
+            guard slot.route != 0, let control = slot.control, let input = inputBuffers[bus - 1] else { continue }
+            // Gains for this cycle: ramped towards the current volume/pan (see GainRamp); without a
+            // change, the steady gains (no ramp to aim or advance).
+            let mono = slot.route == 1
+            if let steady = control._withUnsafeGuaranteedRef({ $0.steadyGains(mono: mono) }), slot.route != 3 {
+                let source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
                 if let converter = slot.converter {
-                    source = input._withUnsafeGuaranteedRef { i in converter._withUnsafeGuaranteedRef { $0.convert(i, producing: frames) } }
+                    source = convertInput(converter, input, frames: frames)
                 } else {
                     let (channels, silent) = input._withUnsafeGuaranteedRef { ($0.channels, $0.isSilent) }
                     if silent { continue }
                     source = channels
                 }
-                guard !settled || v.target > 0 else { continue }
+                guard steady.volume > 0 else { continue }
                 anything = true
-                if !settled && slot.route != 3 {
-                    // Ramping (10 ms after a change): per-frame gains, outside the summing kernel.
-                    let right = slot.route == 1 ? source[0] : source[1]
-                    for i in 0..<frames {
-                        out[0][i] += source[0][i] * l.gain(at: i)
-                        out[1][i] += right[i] * r.gain(at: i)
-                    }
-                    continue
-                }
-                let volume = v.target, left = l.target, right = r.target
-                switch slot.route {
-                case 1:
-                    state.pending[pendingCount] = StereoMixInput(left: source[0], right: source[0], gainLeft: left, gainRight: right)
-                    pendingCount += 1
-                case 2:
-                    state.pending[pendingCount] = StereoMixInput(left: source[0], right: source[1], gainLeft: left, gainRight: right)
-                    pendingCount += 1
-                default:
-                    mixThroughMatrix(state, bus: bus - 1, source: source, into: out, frames: frames, volume: volume, left: left, right: right,
-                                     ramps: settled ? nil : (l, r, v))
-                }
+                pending[pendingCount] = StereoMixInput(left: source[0], right: mono ? source[0] : source[1],
+                                                       gainLeft: steady.left, gainRight: steady.right)
+                pendingCount += 1
+                continue
             }
-            if pendingCount > 0 {
-                kernel.mix(into: out[0], out[1], inputs: state.pending, count: pendingCount, frames: frames)
+            let (l, r, v) = control._withUnsafeGuaranteedRef { c -> (GainRamp, GainRamp, GainRamp) in
+                // Mono inputs: equal power; stereo and others: balance (note at the top).
+                let side = c.sideGains(mono: mono)
+                c.leftRamp.aim(at: side.left, frames: rampFrames)
+                c.rightRamp.aim(at: side.right, frames: rampFrames)
+                c.volumeRamp.aim(at: c.volume, frames: rampFrames)
+                let gains = (c.leftRamp, c.rightRamp, c.volumeRamp)
+                c.leftRamp.advance(frames); c.rightRamp.advance(frames); c.volumeRamp.advance(frames)
+                return gains
             }
-            let outputVolume = Float(bitPattern: state.node._withUnsafeGuaranteedRef { $0.outputVolumeBits.load(ordering: .relaxed) })
-            outputRamp.aim(at: outputVolume, frames: state.rampFrames)
-            let ramp = outputRamp
-            outputRamp.advance(frames)
-            if anything && !ramp.isSettled {
-                for c in 0..<output.channelCount {
+            let settled = l.isSettled ? (r.isSettled ? v.isSettled : false) : false
+            // Bring the input to the output rate first (consumes input.frames, produces `frames`).
+            let source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+            if let converter = slot.converter {
+                source = convertInput(converter, input, frames: frames)
+            } else {
+                let (channels, silent) = input._withUnsafeGuaranteedRef { ($0.channels, $0.isSilent) }
+                if silent { continue }
+                source = channels
+            }
+            if settled, !(v.target > 0) { continue }
+            anything = true
+            if !settled, slot.route != 3 {
+                // Ramping (10 ms after a change): per-frame gains, outside the summing kernel.
+                let left = source[0], right = slot.route == 1 ? source[0] : source[1]
+                let outLeft = out[0], outRight = out[1]
+                for i in 0..<frames {
+                    outLeft[i] += left[i] * l.gain(at: i)
+                    outRight[i] += right[i] * r.gain(at: i)
+                }
+                continue
+            }
+            switch slot.route {
+            case 1:
+                pending[pendingCount] = StereoMixInput(left: source[0], right: source[0], gainLeft: l.target, gainRight: r.target)
+                pendingCount += 1
+            case 2:
+                pending[pendingCount] = StereoMixInput(left: source[0], right: source[1], gainLeft: l.target, gainRight: r.target)
+                pendingCount += 1
+            default:
+                mixThroughMatrix(state, bus: bus - 1, source: source, into: out, frames: frames,
+                                 volume: v.target, left: l.target, right: r.target,
+                                 ramps: settled ? nil : (l, r, v))
+            }
+        }
+        if pendingCount > 0 {
+            kernel.mix(into: out[0], out[1], inputs: pending, count: pendingCount, frames: frames)
+        }
+        let outputVolume = Float(bitPattern: node._withUnsafeGuaranteedRef { $0.outputVolumeBits.load(ordering: .relaxed) })
+        outputRamp.aim(at: outputVolume, frames: rampFrames)
+        let ramp = outputRamp
+        outputRamp.advance(frames)
+        if anything {
+            if !ramp.isSettled {
+                for c in 0..<outputChannels {
                     let p = out[c]
                     for i in 0..<frames { p[i] *= ramp.gain(at: i) }
                 }
-            } else if anything && outputVolume != 1 {
-                for c in 0..<output.channelCount {
+            } else if outputVolume != 1 {
+                for c in 0..<outputChannels {
                     let p = out[c]
                     for i in 0..<frames { p[i] *= outputVolume }
                 }
             }
-            output.isSilent = !anything
         }
+        let silent = !anything
+        output._withUnsafeGuaranteedRef { $0.isSilent = silent }
+    }
+
+    /// An input at another rate, through its streaming resampler. Not proved by the compiler's
+    /// real-time check (`no_performance_analysis`): the resampler is a graph of objects whose
+    /// render path still reaches some by strong reference; allocation-free by the allocation tests.
+    @_semantics("no_performance_analysis") @inline(never)
+    private func convertInput(_ converter: Unmanaged<MixerRateConverter>, _ input: Unmanaged<RenderBuffer>,
+                                     frames: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+        input._withUnsafeGuaranteedRef { i in converter._withUnsafeGuaranteedRef { $0.convert(i, producing: frames) } }
     }
 
     /// Other layouts: the input goes through its channel matrix into scratch, then into the output.
-    private func mixThroughMatrix(_ state: State, bus: Int, source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
-                                  into out: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, frames: Int,
-                                  volume: Float, left: Float, right: Float, ramps: (GainRamp, GainRamp, GainRamp)?) {
+    /// Not proved by the compiler's real-time check (`no_performance_analysis`): the channel
+    /// matrix's rows are Swift arrays; allocation-free by the allocation tests.
+    @_semantics("no_performance_analysis") @inline(never)
+    private func mixThroughMatrix(_ unmanagedState: Unmanaged<State>, bus: Int, source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+                                         into out: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, frames: Int,
+                                         volume: Float, left: Float, right: Float, ramps: (GainRamp, GainRamp, GainRamp)?) {
+        let state = unmanagedState.takeUnretainedValue()
         guard let st = state.inputs[bus], case .matrix(let matrix) = st.route, let scratch = st.scratch else { return }
         matrix.apply(frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch.channels))
         if let (l, r, v) = ramps {

@@ -17,7 +17,7 @@ final class SinkRenderer: NodeRenderer {
     let block: AVAudioSinkNodeReceiverBlock
     init(block: @escaping AVAudioSinkNodeReceiverBlock) { self.block = block }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
         guard let input = inputs[0] else { return }
         input.resetBufferList(frames: cycle.frames)
         var stamp = AudioTimeStamp()
@@ -25,7 +25,7 @@ final class SinkRenderer: NodeRenderer {
         stamp.mHostTime = cycle.hostTime
         stamp.mRateScalar = 1
         stamp.mFlags = AVAudioTime.renderStampFlags
-        _ = block(&stamp, AVAudioFrameCount(cycle.frames), input.bufferList.unsafePointer)
+        _ = ClientCall.sink(block, &stamp, AVAudioFrameCount(cycle.frames), input.bufferList.unsafePointer)
         input.resetBufferList(frames: cycle.frames)
     }
 }

@@ -75,7 +75,8 @@ final class SourceRenderer: NodeRenderer {
     }
 
     /// What a plan needs to run the block in another format than the output's.
-    final class State {
+    final class State: RenderStep {
+        private let owner: Unmanaged<SourceRenderer>
         let sampleType: ProcessingSampleType
         let channels: Int
         let interleaved: Bool
@@ -92,7 +93,8 @@ final class SourceRenderer: NodeRenderer {
         let staging: RenderBuffer?
         let converter: MixerRateConverter?
 
-        init(format: AVAudioFormat, capacity: Int, converter: MixerRateConverter?) {
+        init(renderer: SourceRenderer, format: AVAudioFormat, capacity: Int, converter: MixerRateConverter?) {
+            owner = .passUnretained(renderer)
             sampleType = format.processingSampleType!
             channels = Int(format.channelCount)
             interleaved = format.isInterleaved && channels > 1
@@ -114,6 +116,11 @@ final class SourceRenderer: NodeRenderer {
             }
             self.converter = converter
             staging = converter.map { _ in RenderBuffer(channelCount: Int(format.channelCount), capacity: capacity) }
+            super.init(renderer: renderer)
+        }
+
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, outputs: outputs, state: self) }
         }
 
         deinit {
@@ -135,7 +142,7 @@ final class SourceRenderer: NodeRenderer {
         }
     }
 
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
         let output = outputFormats[0]
         let format = fixedFormat ?? output
         let sameRate = format.sampleRate == output.sampleRate
@@ -154,18 +161,23 @@ final class SourceRenderer: NodeRenderer {
         }
         rateConverter = converter
         let capacity = converter?.maximumInputFrames(forOutputFrames: maximumFrames) ?? maximumFrames
-        return State(format: format, capacity: capacity, converter: converter)
+        return State(renderer: self, format: format, capacity: capacity, converter: converter)
     }
 
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
+    /// Render thread, the block in the output's own format (no per-plan state).
+    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+        let frames = cycle.frames
+        Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
+            output.restoreChannels()
+            renderInPlace(output, frames: frames, cycle: cycle)
+        }
+    }
+
+    /// Render thread, the block in another format than the output's.
+    func render(_ cycle: inout RenderCycle, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
         let output = outputs[0]
         let frames = cycle.frames
         output.restoreChannels()
-        guard let stateObject = state else {
-            renderInPlace(output, frames: frames, cycle: cycle)
-            return
-        }
-        let state = unsafeDowncast(stateObject, to: State.self)
         let blockFrames = state.converter.map { min(state.capacity, $0.inputFramesNeeded(forOutputFrames: frames)) } ?? frames
         let start = state.converter?.inputSampleTime ?? cycle.sampleTime
         // The block's frames land in the converter's staging buffer, or straight in the output.
@@ -179,7 +191,7 @@ final class SourceRenderer: NodeRenderer {
             state.resetList(frames: n)
             var isSilence = ObjCBool(false)
             var stamp = Self.stamp(sampleTime: start + Int64(offset), hostTime: cycle.hostTime)
-            guard block(&isSilence, &stamp, AVAudioFrameCount(n), state.list.unsafeMutablePointer) == noErr else {
+            guard ClientCall.source(block, &isSilence, &stamp, AVAudioFrameCount(n), state.list.unsafeMutablePointer) == noErr else {
                 failed = true
                 break
             }
@@ -249,7 +261,7 @@ final class SourceRenderer: NodeRenderer {
             }
             var isSilence = ObjCBool(false)
             var stamp = Self.stamp(sampleTime: cycle.sampleTime + Int64(offset), hostTime: cycle.hostTime)
-            guard block(&isSilence, &stamp, AVAudioFrameCount(n), output.bufferList.unsafeMutablePointer) == noErr else {
+            guard ClientCall.source(block, &isSilence, &stamp, AVAudioFrameCount(n), output.bufferList.unsafeMutablePointer) == noErr else {
                 failed = true
                 break
             }

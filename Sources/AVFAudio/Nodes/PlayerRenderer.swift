@@ -42,18 +42,22 @@ final class ScheduledItem: PendingCompletion {
         }
     }
 
-    var loops: Bool { options.contains(.loops) && !stopLooping }
+    var loops: Bool {
+        // (not `&&`: its autoclosure would retain self on the render thread)
+        if stopLooping { return false }
+        return options.contains(.loops)
+    }
 
     /// Float32 deinterleaved buffers: the channel pointers, cached on the control side.
     var floatChannels: UnsafePointer<UnsafeMutablePointer<Float>>? = nil
 
-    /// Writes `frames` frames from `position` into `output` at `offset`.
-    @inline(__always)
-    func copy(into output: RenderBuffer, at offset: Int, frames: Int, offline: Bool) {
-        if let src = floatChannels {
-            for c in 0 ..< output.channelCount { (output.channels[c] + offset).update(from: src[c] + position, count: frames) }
-            return
-        }
+    /// Other sample formats (converted) and file segments (decoded from a ring the render thread
+    /// tops up from the file in offline rendering, a prefetch thread in real time). Not proved by
+    /// the compiler's real-time check (`no_performance_analysis`): reading a file offline may
+    /// block by design, and the content's class payloads are reference counted here.
+    @_semantics("no_performance_analysis") @inline(never)
+    func copyConverted(into unmanagedOutput: Unmanaged<RenderBuffer>, at offset: Int, frames: Int, offline: Bool) {
+        let output = unmanagedOutput.takeUnretainedValue()
         switch content {
         case .buffer(let buffer):
             let raw = UnsafeRawPointer(output.channels).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
@@ -63,6 +67,26 @@ final class ScheduledItem: PendingCompletion {
         case .file(let source):
             source.read(into: output, at: offset, frames: frames, fromPosition: position, offline: offline)
         }
+    }
+}
+
+/// Where applying a command sends the completions it causes: the render thread's event queue,
+/// or (control side) a list run after the locks are released. Generic so that the render
+/// thread's specialisation contains no array append.
+protocol PlayerCompletionSink {
+    mutating func complete(_ completion: Unmanaged<PendingCompletion>)
+}
+
+extension Array: PlayerCompletionSink where Element == Unmanaged<PendingCompletion> {
+    mutating func complete(_ completion: Unmanaged<PendingCompletion>) { append(completion) }
+}
+
+/// The render thread's sink: the engine's event queue.
+struct RenderEventSink: PlayerCompletionSink {
+    let events: Unmanaged<RenderEventQueue>
+    @inline(__always)
+    func complete(_ completion: Unmanaged<PendingCompletion>) {
+        events._withUnsafeGuaranteedRef { $0.postCompletion(completion) }
     }
 }
 
@@ -85,9 +109,9 @@ final class PlayerRenderer: NodeRenderer {
 
     weak var node: AVAudioPlayerNode?
     static let commandCapacity = 256
-    private let commands = MPSCQueue<Command>(capacity: PlayerRenderer.commandCapacity)
+    private let commands = PlayerCommandQueue(capacity: PlayerRenderer.commandCapacity)
     /// The same queue, for the render thread's emptiness check without a retain.
-    private let commandsRef: Unmanaged<MPSCQueue<Command>>
+    private let commandsRef: Unmanaged<PlayerCommandQueue>
     /// Control side: commands that did not fit, oldest first from `overflowStart`.
     private let overflowLock = NSLock()
     private var overflow: [Command] = []
@@ -145,10 +169,10 @@ final class PlayerRenderer: NodeRenderer {
             // Not rendering (and, under the lock, no start can begin): apply directly, after
             // anything queued earlier, to keep the order.
             applyQueued(completing: &pending)
-            apply(command, events: nil, completing: &pending)
+            apply(command, sink: &pending)
             engine.lock.unlock()
         } else {
-            apply(command, events: nil, completing: &pending)
+            apply(command, sink: &pending)
         }
         for c in pending { c.takeRetainedValue().handler() }
     }
@@ -190,26 +214,29 @@ final class PlayerRenderer: NodeRenderer {
     private func applyQueued(completing pending: inout [Unmanaged<PendingCompletion>]) {
         overflowLock.lock(); defer { overflowLock.unlock() }
         while true {
-            while let command = commands.pop() { apply(command, events: nil, completing: &pending) }
+            while let command = commands.pop() { apply(command, sink: &pending) }
             guard overflowStart < overflow.count else { break }
             moveOverflowLocked()
         }
     }
 
     // MARK: Command handling (render thread, or control side while not rendering)
+    //
+    // (Render-thread code below reaches objects only as `Unmanaged`, through
+    // `_withUnsafeGuaranteedRef` closures that capture no reference: a closure capturing one
+    // retains it. Proved by `RenderPathProof.player`.)
 
-    /// Applies `command`. Completions it causes go to `events` (render thread) or, when `events`
-    /// is nil (control side), to `pending`.
-    private func apply(_ command: Command, events: RenderEventQueue?, completing pending: inout [Unmanaged<PendingCompletion>]) {
+    /// Applies `command`; completions it causes go to `sink`.
+    private func apply<Sink: PlayerCompletionSink>(_ command: Command, sink: inout Sink) {
         switch command {
         case .schedule(let unmanaged):
-            let item = unmanaged.takeUnretainedValue()
-            if item.options.contains(.interrupts) {
-                flushAll(events: events, completing: &pending)
-            } else if item.options.contains(.interruptsAtLoop), let head = itemHead {
+            let options = unmanaged._withUnsafeGuaranteedRef { $0.options }
+            if options.contains(.interrupts) {
+                flushAll(sink: &sink)
+            } else if options.contains(.interruptsAtLoop), let head = itemHead {
                 head._withUnsafeGuaranteedRef { $0.stopLooping = true }
             }
-            item.next = nil
+            unmanaged._withUnsafeGuaranteedRef { $0.next = nil }
             if let tail = itemTail { tail._withUnsafeGuaranteedRef { $0.next = unmanaged } } else { itemHead = unmanaged }
             itemTail = unmanaged
             itemCount += 1
@@ -222,10 +249,10 @@ final class PlayerRenderer: NodeRenderer {
             }
             pendingPlay = nil
         case .stop:
-            flushAll(events: events, completing: &pending)
+            flushAll(sink: &sink)
             while let item = playedBackHead {
                 playedBackHead = item._withUnsafeGuaranteedRef { $0.next }
-                complete(item, events: events, completing: &pending)
+                sink.complete(Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque()))
             }
             playedBackTail = nil
             playing = false
@@ -236,153 +263,199 @@ final class PlayerRenderer: NodeRenderer {
         }
     }
 
-    @inline(__always)
-    private func complete(_ item: Unmanaged<ScheduledItem>, events: RenderEventQueue?, completing pending: inout [Unmanaged<PendingCompletion>]) {
-        let completion = Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque())
-        if let events { events.postCompletion(completion) } else { pending.append(completion) }
-    }
-
     private var lastNodeTime: Int64 = 0
 
-    private func flushAll(events: RenderEventQueue?, completing pending: inout [Unmanaged<PendingCompletion>]) {
+    private func flushAll<Sink: PlayerCompletionSink>(sink: inout Sink) {
         while let item = itemHead {
             itemHead = item._withUnsafeGuaranteedRef { $0.next }
             itemCount -= 1
-            complete(item, events: events, completing: &pending)
+            sink.complete(Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque()))
         }
         itemTail = nil
     }
 
     // MARK: Rendering
 
-    final class State {
+    /// The player's part of one plan (see the design note in NodeRenderer.swift).
+    final class State: RenderStep {
+        private let owner: Unmanaged<PlayerRenderer>
         let latencyFrames: Int64
-        init(latencyFrames: Int64) { self.latencyFrames = latencyFrames }
-    }
-
-    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
-        let latency = node?.outputPresentationLatency ?? 0
-        return State(latencyFrames: Int64((latency * outputFormats[0].sampleRate).rounded()))
-    }
-
-    override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {
-        let events = cycle.events
-        // Commands: completions they cause go to the event queue (no allocation: the array stays
-        // empty unless a flush completes items, which reuses the reserved capacity).
-        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) || hasOverflow.load(ordering: .relaxed) { applyCommands(events: events) }
-        if let s = state { latencyFrames = unsafeDowncast(s, to: State.self).latencyFrames }
-        Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
-            renderItems(into: output, cycle: &cycle, events: events)
+        init(renderer: PlayerRenderer, latencyFrames: Int64) {
+            owner = .passUnretained(renderer)
+            self.latencyFrames = latencyFrames
+            super.init(renderer: renderer)
+        }
+        override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
+            let latency = latencyFrames
+            let output = Unmanaged.passUnretained(outputs[0])
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, output: output, latencyFrames: latency) }
         }
     }
 
-    private func applyCommands(events: RenderEventQueue) {
-        var none: [Unmanaged<PendingCompletion>] = []   // (stays empty: completions go to `events`)
-        while let command = commands.pop() { apply(command, events: events, completing: &none) }
+    override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? {
+        let latency = node?.outputPresentationLatency ?? 0
+        return State(renderer: self, latencyFrames: Int64((latency * outputFormats[0].sampleRate).rounded()))
+    }
+
+    /// Render thread: one cycle. Proved free of locks, allocation and reference counting
+    /// (`RenderPathProof.player`), except `ScheduledItem.copyConverted`.
+    @inline(__always)
+    func render(_ cycle: inout RenderCycle, output: Unmanaged<RenderBuffer>, latencyFrames: Int64) {
+        // Commands: completions they cause go to the event queue.
+        // (nested ifs, not `||`: its autoclosure would retain self)
+        if !commandsRef._withUnsafeGuaranteedRef({ $0.isEmpty }) {
+            applyCommands(events: cycle.events)
+        } else if hasOverflow.load(ordering: .relaxed) {
+            applyCommands(events: cycle.events)
+        }
+        self.latencyFrames = latencyFrames
+        renderItems(into: output, cycle: &cycle)
+    }
+
+    @inline(__always)
+    private func applyCommands(events: Unmanaged<RenderEventQueue>) {
+        var sink = RenderEventSink(events: events)
+        while let command = commandsRef._withUnsafeGuaranteedRef({ $0.pop() }) { apply(command, sink: &sink) }
         // Room again: ask the control side to move its overflow in (one request at a time).
-        if hasOverflow.load(ordering: .acquiring), !refillRequested.exchange(true, ordering: .acquiringAndReleasing) {
-            if !events.post(.refillCommands(Unmanaged.passUnretained(self))) {
-                refillRequested.store(false, ordering: .releasing)   // (retried next cycle)
+        if hasOverflow.load(ordering: .acquiring) {
+            if !refillRequested.exchange(true, ordering: .acquiringAndReleasing) {
+                let me = Unmanaged.passUnretained(self)
+                if !events._withUnsafeGuaranteedRef({ $0.post(.refillCommands(me)) }) {
+                    refillRequested.store(false, ordering: .releasing)   // (retried next cycle)
+                }
             }
         }
     }
 
     @inline(__always)
-    private func renderItems(into output: RenderBuffer, cycle: inout RenderCycle, events: RenderEventQueue) {
+    private func renderItems(into output: Unmanaged<RenderBuffer>, cycle: inout RenderCycle) {
         let frames = cycle.frames
         let now = cycle.sampleTime
+        let events = cycle.events
         lastNodeTime = now + Int64(frames)
 
         // Played-back completions that are due (the list is in due order).
         while let item = playedBackHead, item._withUnsafeGuaranteedRef({ $0.due }) <= now + Int64(frames) {
             playedBackHead = item._withUnsafeGuaranteedRef { $0.next }
             if playedBackHead == nil { playedBackTail = nil }
-            events.postCompletion(Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque()))
+            let completion = Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque())
+            events._withUnsafeGuaranteedRef { $0.postCompletion(completion) }
         }
 
         if let start = pendingPlay {
             let startNode = start ?? now
-            origin = startNode - pausedPlayerTime
-            originAtomic.store(origin!, ordering: .releasing)
+            let newOrigin = startNode - pausedPlayerTime
+            origin = newOrigin
+            originAtomic.store(newOrigin, ordering: .releasing)
             playing = true
             pendingPlay = nil
         }
-        guard playing, let origin else { output.clear(frames: frames); return }
+        guard playing, let origin else {
+            output._withUnsafeGuaranteedRef { $0.clear(frames: frames) }
+            return
+        }
+        let (channels, channelCount) = output._withUnsafeGuaranteedRef { ($0.channels, $0.channelCount) }
 
         var offset = 0
         if origin + pausedPlayerTime > now {
-            // Playback starts later in (or after) this cycle.
+            // Playback starts later in (or after) this cycle (into our own memory, never into
+            // an item's memory lent last cycle).
+            output._withUnsafeGuaranteedRef { $0.restoreChannels() }
             offset = Int(min(Int64(frames), origin + pausedPlayerTime - now))
-            for c in 0 ..< output.channelCount { output.channels[c].update(repeating: 0, count: offset) }
+            var c = 0
+            while c < channelCount { channels[c].update(repeating: 0, count: offset); c += 1 }
         }
         var playerTime = now + Int64(offset) - origin
         // Zero copy — the whole cycle lies inside one Float32 deinterleaved item: lend its memory.
         if offset == 0, let head = itemHead {
             let lent = head._withUnsafeGuaranteedRef { item -> Bool in
                 guard item.begun, let src = item.floatChannels, item.position + frames < item.length else { return false }
-                for c in 0 ..< output.channelCount { output.channels[c] = src[c] + item.position }
+                var c = 0
+                while c < channelCount { channels[c] = src[c] + item.position; c += 1 }
                 item.position += frames
                 return true
             }
             if lent {
-                output.isSilent = false
-                output.frames = frames
+                output._withUnsafeGuaranteedRef { $0.isSilent = false; $0.frames = frames }
                 return
             }
         }
-        output.restoreChannels()
+        output._withUnsafeGuaranteedRef { $0.restoreChannels() }
         var wrote = false
+        let offline = cycle.isOffline
         while offset < frames, let head = itemHead {
-            unowned(unsafe) let item = head.takeUnretainedValue()
-            if !item.begun {
-                if let start = item.start {
-                    if start > playerTime {
-                        let gap = Int(min(start - playerTime, Int64(frames - offset)))
-                        for c in 0 ..< output.channelCount { (output.channels[c] + offset).update(repeating: 0, count: gap) }
-                        offset += gap
-                        playerTime += Int64(gap)
-                        continue
+            // true: the item played to its end.
+            let ended = head._withUnsafeGuaranteedRef { item -> Bool in
+                if !item.begun {
+                    if let start = item.start {
+                        if start > playerTime {
+                            let gap = Int(min(start - playerTime, Int64(frames - offset)))
+                            var c = 0
+                            while c < channelCount { (channels[c] + offset).update(repeating: 0, count: gap); c += 1 }
+                            offset += gap
+                            playerTime += Int64(gap)
+                            return false
+                        }
+                        // Late: skip what should already have played, keeping the timeline.
+                        item.position = Int(min(Int64(item.length), playerTime - start))
                     }
-                    // Late: skip what should already have played, keeping the timeline.
-                    item.position = Int(min(Int64(item.length), playerTime - start))
+                    item.begun = true
                 }
-                item.begun = true
-            }
-            let n = min(frames - offset, item.length - item.position)
-            if n > 0 {
-                item.copy(into: output, at: offset, frames: n, offline: cycle.isOffline)
-                wrote = true
-            }
-            offset += n
-            playerTime += Int64(n)
-            item.position += n
-            if item.position >= item.length {
-                if item.loops && item.length > 0 {
-                    item.position = 0
-                    continue
+                let n = min(frames - offset, item.length - item.position)
+                if n > 0 {
+                    if let src = item.floatChannels {
+                        let from = item.position, at = offset
+                        var c = 0
+                        while c < channelCount {
+                            UnsafeMutableRawPointer(channels[c] + at).copyMemory(from: src[c] + from, byteCount: n * MemoryLayout<Float>.size)
+                            c += 1
+                        }
+                    } else {
+                        item.copyConverted(into: output, at: offset, frames: n, offline: offline)
+                    }
+                    wrote = true
                 }
-                finish(item, endNodeTime: now + Int64(offset), events: events)
+                offset += n
+                playerTime += Int64(n)
+                item.position += n
+                if item.position >= item.length {
+                    if item.length > 0, item.loops {
+                        item.position = 0
+                        return false
+                    }
+                    return true
+                }
+                return false
             }
+            if ended { finish(head, endNodeTime: now + Int64(offset), events: events) }
         }
         if offset < frames {
-            for c in 0 ..< output.channelCount { (output.channels[c] + offset).update(repeating: 0, count: frames - offset) }
+            var c = 0
+            while c < channelCount { (channels[c] + offset).update(repeating: 0, count: frames - offset); c += 1 }
         }
-        output.isSilent = !wrote
-        output.frames = frames
+        let silent = !wrote
+        output._withUnsafeGuaranteedRef { $0.isSilent = silent; $0.frames = frames }
     }
 
-    private func finish(_ item: ScheduledItem, endNodeTime: Int64, events: RenderEventQueue) {
-        let unmanaged = itemHead.unsafelyUnwrapped
-        itemHead = item.next
+    private func finish(_ item: Unmanaged<ScheduledItem>, endNodeTime: Int64, events: Unmanaged<RenderEventQueue>) {
+        let (next, playedBack) = item._withUnsafeGuaranteedRef { i -> (Unmanaged<ScheduledItem>?, Bool) in
+            let next = i.next
+            i.next = nil
+            // (a pattern, not `==`: the enum's `==` is a generic call)
+            if case .dataPlayedBack = i.callbackType { return (next, true) }
+            return (next, false)
+        }
+        itemHead = next
         if itemHead == nil { itemTail = nil }
         itemCount -= 1
-        item.next = nil
-        if item.callbackType == .dataPlayedBack && latencyFrames > 0 {
-            item.due = endNodeTime + latencyFrames
-            if let tail = playedBackTail { tail._withUnsafeGuaranteedRef { $0.next = unmanaged } } else { playedBackHead = unmanaged }
-            playedBackTail = unmanaged
+        if playedBack, latencyFrames > 0 {
+            let due = endNodeTime + latencyFrames
+            item._withUnsafeGuaranteedRef { $0.due = due }
+            if let tail = playedBackTail { tail._withUnsafeGuaranteedRef { $0.next = item } } else { playedBackHead = item }
+            playedBackTail = item
         } else {
-            events.postCompletion(Unmanaged<PendingCompletion>.fromOpaque(unmanaged.toOpaque()))
+            let completion = Unmanaged<PendingCompletion>.fromOpaque(item.toOpaque())
+            events._withUnsafeGuaranteedRef { $0.postCompletion(completion) }
         }
     }
 

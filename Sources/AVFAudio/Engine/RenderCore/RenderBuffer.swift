@@ -46,8 +46,11 @@ final class RenderBuffer {
     /// points the channels back at our own memory (after a producer lent other memory).
     @inline(__always)
     func restoreChannels() {
-        if channelCount > 0 && channels[0] != memory {
-            for c in 0..<channelCount { channels[c] = memory + c * capacity }
+        // (nested ifs, not `&&`: its autoclosure would retain self)
+        if channelCount > 0 {
+            if channels[0] != memory {
+                for c in 0..<channelCount { channels[c] = memory + c * capacity }
+            }
         }
     }
 

@@ -34,16 +34,17 @@ final class RenderPlan {
         /// Taps on this node's outputs, with the output index they read.
         let taps: [(bus: Int, tap: TapRenderer)]
         let domain: Int
-        let state: AnyObject?
+        /// The node's part of this plan (its renderer's typed state; see NodeRenderer.swift).
+        let state: RenderStep
     }
 
     struct Domain {
         let parent: Int
         /// Frames the domain's buffers hold: a cycle never asks for more.
         let capacity: Int
-        unowned(unsafe) let owner: NodeRenderer
+        /// The step of the node whose input `bus` starts the domain (unused for domain 0).
+        let owner: RenderStep?
         let bus: Int
-        let state: AnyObject?
     }
 
     let steps: [Step]
@@ -52,16 +53,30 @@ final class RenderPlan {
     /// references are `Unmanaged` and used through `_withUnsafeGuaranteedRef`, which tells the
     /// compiler someone else keeps them alive (`unowned(unsafe)` alone still lets it retain an
     /// object for the duration of a call, an atomic increment and decrement per node per cycle).
+    /// Swift arrays are not read on the render thread (reading one retains its buffer).
     struct FastStep {
-        let renderer: Unmanaged<NodeRenderer>
+        let step: Unmanaged<RenderStep>
         let node: Unmanaged<AVAudioNode>
         let inputs: UnsafeBufferPointer<RenderBuffer?>
         let outputs: UnsafeBufferPointer<RenderBuffer>
-        let hasTaps: Bool
+        /// This step's taps: `tapCount` entries of `fastTaps` from `firstTap`.
+        let firstTap: Int
+        let tapCount: Int
         let domain: Int
-        let state: Unmanaged<AnyObject>?
+    }
+    struct FastTap {
+        let tap: Unmanaged<TapRenderer>
+        let buffer: Unmanaged<RenderBuffer>
+    }
+    struct FastDomain {
+        let parent: Int
+        let capacity: Int
+        let owner: Unmanaged<RenderStep>?
+        let bus: Int
     }
     private let fastSteps: UnsafeMutableBufferPointer<FastStep>
+    private let fastTaps: UnsafeMutableBufferPointer<FastTap>
+    private let fastDomains: UnsafeMutableBufferPointer<FastDomain>
     let domains: [Domain]
     /// The buffer feeding the output node (nil: the output node is not connected).
     let outputSource: RenderBuffer?
@@ -83,11 +98,23 @@ final class RenderPlan {
         retainedRenderers = nodes.map(\.renderer)
         retainedBuffers = buffers
         fastSteps = .allocate(capacity: steps.count)
+        fastTaps = .allocate(capacity: steps.reduce(0) { $0 + $1.taps.count })
+        var tapIndex = 0
         for (i, st) in steps.enumerated() {
-            (fastSteps.baseAddress! + i).initialize(to: FastStep(renderer: .passUnretained(st.renderer), node: .passUnretained(st.node),
+            let firstTap = tapIndex
+            for (bus, tap) in st.taps {
+                (fastTaps.baseAddress! + tapIndex).initialize(to: FastTap(tap: .passUnretained(tap), buffer: .passUnretained(st.outputs[bus])))
+                tapIndex += 1
+            }
+            (fastSteps.baseAddress! + i).initialize(to: FastStep(step: .passUnretained(st.state), node: .passUnretained(st.node),
                                                                  inputs: UnsafeBufferPointer(st.inputs),
-                                                                 outputs: UnsafeBufferPointer(st.outputs), hasTaps: !st.taps.isEmpty,
-                                                                 domain: st.domain, state: st.state.map { .passUnretained($0) }))
+                                                                 outputs: UnsafeBufferPointer(st.outputs),
+                                                                 firstTap: firstTap, tapCount: st.taps.count, domain: st.domain))
+        }
+        fastDomains = .allocate(capacity: domains.count)
+        for (d, info) in domains.enumerated() {
+            (fastDomains.baseAddress! + d).initialize(to: FastDomain(parent: info.parent, capacity: info.capacity,
+                                                                     owner: info.owner.map { .passUnretained($0) }, bus: info.bus))
         }
         domainFrames = .allocate(capacity: max(1, domains.count))
         domainFrames.initialize(repeating: 0, count: max(1, domains.count))
@@ -105,49 +132,59 @@ final class RenderPlan {
         domainFrames.deallocate()
         domainTimes.deallocate()
         fastSteps.deallocate()
+        fastTaps.deallocate()
+        fastDomains.deallocate()
     }
 
     /// Render thread: renders one cycle of `frames` frames (≤ maximumFrames) at the output rate.
     /// Returns whether some input node reported missing input.
+    /// Not proved by the compiler's check as a whole yet (see RenderPathProof.swift): the loop
+    /// itself reads only raw buffers and `Unmanaged` references.
     func render(frames: Int, sampleTime: Int64, hostTime: UInt64, outputRate: Double,
                 isOffline: Bool, events: RenderEventQueue) -> Bool {
         domainFrames[0] = frames
         domainTimes[0] = sampleTime
-        for d in 1..<max(1, domains.count) {
-            let info = domains[d]
-            info.owner.cycleWillStart(sampleTime: domainTimes[info.parent], hostTime: hostTime, bus: info.bus, state: info.state)
-            domainFrames[d] = min(info.capacity, info.owner.inputFrames(forOutputFrames: domainFrames[info.parent], bus: info.bus, state: info.state))
-            domainTimes[d] = info.owner.inputSampleTime(bus: info.bus, state: info.state)
+        let domainList = fastDomains
+        var d = 1
+        while d < domainList.count {
+            let info = domainList[d]
+            if let owner = info.owner {
+                let parentFrames = domainFrames[info.parent], parentTime = domainTimes[info.parent]
+                let (needed, time) = owner._withUnsafeGuaranteedRef { step -> (Int, Int64) in
+                    step.cycleWillStart(sampleTime: parentTime, hostTime: hostTime, bus: info.bus)
+                    let needed = step.inputFrames(forOutputFrames: parentFrames, bus: info.bus)
+                    return (needed, step.inputSampleTime(bus: info.bus))
+                }
+                domainFrames[d] = min(info.capacity, needed)
+                domainTimes[d] = time
+            }
+            d += 1
         }
         var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
-                                isOffline: isOffline, events: events)
+                                isOffline: isOffline, events: .passUnretained(events))
         // Index loops: iterating arrays with `for … in` allocates coroutine frames in debug builds.
         let fast = fastSteps
+        let taps = fastTaps
         var i = 0
         while i < fast.count {
-            let step = fast.baseAddress! + i
+            let step = fast.baseAddress.unsafelyUnwrapped + i
             let domain = step.pointee.domain
             cycle.frames = domainFrames[domain]
             cycle.sampleTime = domainTimes[domain]
             let inputs = step.pointee.inputs, outputs = step.pointee.outputs
-            step.pointee.renderer._withUnsafeGuaranteedRef { renderer in
-                if let state = step.pointee.state {
-                    state._withUnsafeGuaranteedRef { renderer.render(&cycle, inputs: inputs, outputs: outputs, state: $0) }
-                } else {
-                    renderer.render(&cycle, inputs: inputs, outputs: outputs, state: nil)
-                }
-            }
+            step.pointee.step._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs) }
             let sampleTimeNow = cycle.sampleTime
             step.pointee.node._withUnsafeGuaranteedRef { node in
                 node.lastSampleTime.store(sampleTimeNow, ordering: .relaxed)
                 node.lastHostTime.store(hostTime, ordering: .relaxed)
             }
-            if step.pointee.hasTaps {
-                var t = 0
-                while t < steps[i].taps.count {
-                    let (bus, tap) = steps[i].taps[t]
-                    t += 1
-                    tap.capture(steps[i].outputs[bus], frames: cycle.frames, cycle: cycle, events: events)
+            var t = step.pointee.firstTap
+            let tapEnd = t + step.pointee.tapCount
+            while t < tapEnd {
+                let entry = taps[t]
+                t += 1
+                entry.buffer._withUnsafeGuaranteedRef { buffer in
+                    entry.tap._withUnsafeGuaranteedRef { $0.capture(buffer, frames: cycle.frames, cycle: cycle, events: events) }
                 }
             }
             i += 1
@@ -168,11 +205,12 @@ final class RenderPlan {
 /// were retired, so the drain has run it.
 final class PlanExchange {
     private let pending = Atomic<UnsafeMutableRawPointer?>(nil)
-    /// Retired plans as opaque pointers (a queue of `Unmanaged<RenderPlan>` is not specialised
-    /// where the `@_noLocks` check looks: a generic call).
-    private let retired = MPSCQueue<UnsafeMutableRawPointer>(capacity: 64)
-    /// The same queue for the render side, reached without a retain.
-    private let retiredRef: Unmanaged<MPSCQueue<UnsafeMutableRawPointer>>
+    /// Retired plans as opaque pointers: one producer (the render thread), one consumer (the
+    /// control side, engine lock held). Not a generic queue: the `@_noLocks` check sees a call
+    /// into a generic class reached from the render thread as unspecialised.
+    private let retired = RetiredPlanRing()
+    /// The same ring for the render side, reached without a retain.
+    private let retiredRef: Unmanaged<RetiredPlanRing>
     init() { retiredRef = .passUnretained(retired) }
     /// Render-thread-owned (touched by the control side only while the render gate is idle).
     private var current: Unmanaged<RenderPlan>?
@@ -215,21 +253,22 @@ final class PlanExchange {
         graveyardLock.lock(); graveyard.append(contentsOf: plans); graveyardLock.unlock()
     }
 
-    /// Render thread: the plan for this cycle (switching to a pending one at the boundary).
+    /// Render thread: the plan for this cycle (switching to a pending one at the boundary),
+    /// unretained: the exchange keeps it alive until a later cycle retires it. Proved free of
+    /// locks, allocation and reference counting (`RenderPathProof.planForCycle`).
     @inline(__always)
-    func planForCycle() -> RenderPlan? {
+    func planForCycle() -> Unmanaged<RenderPlan>? {
         if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
             if let old = current {
-                // The queue is drained at every publish and one plan retires per cycle, so it has
-                // room; if a stalled control side ever let it fill, keep the old plan alive
+                // The ring is drained at every publish and one plan retires per cycle, so it has
+                // room; if a stalled control side ever let it fill, the old plan stays alive
                 // (leaked, never freed under the render thread's feet).
                 let opaque = old.toOpaque()
-                let pushed = retiredRef._withUnsafeGuaranteedRef { (queue: MPSCQueue<UnsafeMutableRawPointer>) -> Bool in queue.push(opaque) }
-                _ = pushed
+                _ = retiredRef._withUnsafeGuaranteedRef { $0.push(opaque) }
             }
             current = Unmanaged<RenderPlan>.fromOpaque(raw)
         }
-        return current?.takeUnretainedValue()
+        return current
     }
 
     /// Control side, engine lock held, render gate closed and idle: retire every plan (to the
@@ -253,4 +292,41 @@ final class PlanExchange {
 
     /// Control side, render thread stopped: the plan in use (for reading its renderers).
     var currentPlan: RenderPlan? { current?.takeUnretainedValue() }
+}
+
+/// The retired-plan queue: a bounded single-producer single-consumer ring of opaque pointers
+/// (wait-free: the producer writes the slot and publishes `tail` with release ordering; the
+/// consumer reads `tail` with acquire ordering, reads the slot, then publishes `head`).
+final class RetiredPlanRing {
+    private let capacity = 64
+    private let slots: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    private let head = Atomic<Int>(0)   // consumer-owned
+    private let tail = Atomic<Int>(0)   // producer-owned
+
+    init() {
+        slots = .allocate(capacity: capacity)
+        slots.initialize(repeating: nil, count: capacity)
+    }
+    deinit { slots.deallocate() }
+
+    /// Render thread: false when full.
+    @inline(__always)
+    func push(_ plan: UnsafeMutableRawPointer) -> Bool {
+        let t = tail.load(ordering: .relaxed)
+        let next = t + 1 == capacity ? 0 : t + 1
+        if next == head.load(ordering: .acquiring) { return false }
+        slots[t] = plan
+        tail.store(next, ordering: .releasing)
+        return true
+    }
+
+    /// Control side: the oldest retired plan, or nil.
+    func pop() -> UnsafeMutableRawPointer? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        let plan = slots[h]
+        slots[h] = nil
+        head.store(h + 1 == capacity ? 0 : h + 1, ordering: .releasing)
+        return plan
+    }
 }
