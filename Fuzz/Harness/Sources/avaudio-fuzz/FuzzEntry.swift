@@ -40,10 +40,27 @@ public func fuzzInitialize(_ argc: UnsafeMutablePointer<Int32>?,
     return 0
 }
 
+/// The CPU time one input may take (AVFUZZ_CPU_LIMIT seconds, default 1). A hang is judged in CPU
+/// time, not wall time: on a shared machine, a niced fuzzer waits for the CPU for longer than a
+/// second, and libFuzzer's wall-clock -timeout would report those waits as hangs. Scripts/fuzz.sh
+/// keeps a wall-clock -timeout of 10 s for inputs that never finish (an endless loop, a deadlock).
+let cpuLimit: Double = getenv("AVFUZZ_CPU_LIMIT").flatMap { Double(String(cString: $0)) } ?? 1
+
+func threadCPUSeconds() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+}
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size > 0 && data != nil ? Array(UnsafeBufferPointer(start: data, count: size)) : []
+    let start = threadCPUSeconds()
     Harness.select().run(bytes)
+    let used = threadCPUSeconds() - start
+    if used > cpuLimit {
+        fuzzFailure("one input took \(used) s of CPU time (limit \(cpuLimit) s): a hang")
+    }
     return 0
 }
 
