@@ -43,8 +43,10 @@ let package = Package(
         .target(name: "CEffectKernels"),
         // Sample-format kernels (conversion, interleaving). No Apple names; no allocation in kernels.
         .target(name: "AudioKernels", dependencies: ["CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
-        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU). No Apple names.
-        .target(name: "AudioFileFormats", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU; native FLAC read). No Apple names.
+        .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
+        // Codecs (FLAC so far), from their specifications. No Apple names.
+        .target(name: "AudioCodecs", swiftSettings: optimize),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
@@ -66,6 +68,7 @@ let package = Package(
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis"], swiftSettings: swift5),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),

@@ -7,8 +7,8 @@
 //   open            AVAudioFile(forReading:) + close (header parsing)
 //   buffer alloc    AVAudioPCMBuffer(pcmFormat:frameCapacity:) for the whole file, as Sources implement it
 //   alloc+touch THP the same size with posix_memalign(2 MiB) + madvise(MADV_HUGEPAGE) + memset
-//   pread           the file's data bytes, 256 KiB per pread into one staging buffer (page cache → L2)
-//   kernel          SampleConversion.decode of a 256 KiB L2-resident staging chunk to every
+//   pread           the file's data bytes, 1 MiB per pread into one staging buffer (page cache → L2)
+//   kernel          SampleConversion.decode of a 1 MiB L2-resident staging chunk to every
 //                   successive chunk of a touched destination (what read(into:) does after pread)
 //   mmap the file   what-if: the kernel reads the file through a read-only mapping (no pread copy)
 //   read prealloc   AVAudioFile read(into:) a touched buffer (= pread + kernel + overhead)
@@ -23,10 +23,10 @@
 //   decode          the benchmarked workload: open + alloc (memset) + read
 // Encode pieces:
 //   kernel          SampleConversion.encode of every chunk of the source into one staging buffer
-//   pwrite          create (O_TRUNC) + pwrite the data bytes in 256 KiB chunks + close
+//   pwrite          create (O_TRUNC) + pwrite the data bytes in 1 MiB chunks + close
 //   encode          the benchmarked workload: AVAudioFile(forWriting:) + write(from:) + close
 //
-// The staging size (256 KiB) mirrors FileSampleCodec.stagingBytes in Sources/AVFAudio/File.
+// The staging size (1 MiB) mirrors FileSampleCodec.stagingBytes in Sources/AVFAudio/File.
 import AVFAudio
 import AudioFileFormats
 import AudioKernels
@@ -35,7 +35,7 @@ import Glibc
 #endif
 
 enum IOProfile {
-    static let stagingBytes = 256 * 1024
+    static let stagingBytes = 1 << 20
 
     static func run(_ args: Arguments) throws {
         let options = try SuiteOptions(args)
@@ -82,7 +82,7 @@ enum IOProfile {
         let staging = UnsafeMutableRawPointer.allocate(byteCount: chunkFrames * bytesPerFrame, alignment: 64)
         defer { staging.deallocate() }
         memset(staging, 0, chunkFrames * bytesPerFrame)
-        add("decode: pread 256 KiB chunks", try measure(warmup: w, runs: n) {
+        add("decode: pread 1 MiB chunks", try measure(warmup: w, runs: n) {
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             guard fd >= 0 else { throw BenchError("cannot open \(path)") }
             defer { close(fd) }
@@ -183,8 +183,8 @@ enum IOProfile {
         }.samples)
         if d.encoding == .float32 && !d.bigEndian {
             // The direct path (file bytes = buffer bytes, interleaved Float32): pread into a fresh
-            // mmap+THP buffer in 256 KiB pieces (what AVAudioFile does) or in one call (libsndfile).
-            for (name, piece) in [("256 KiB preads", chunkFrames * bytesPerFrame), ("one pread", dataBytes)] {
+            // mmap+THP buffer in 1 MiB pieces (what AVAudioFile does) or in one call (libsndfile).
+            for (name, piece) in [("1 MiB preads", chunkFrames * bytesPerFrame), ("one pread", dataBytes)] {
                 add("decode: what-if direct interleaved, \(name)", try measureKeeping(warmup: w, runs: n) { () -> RawBlock in
                     let block = RawBlock(mappedBytes: dataBytes, hugePages: true, populate: false)
                     let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -238,7 +238,7 @@ enum IOProfile {
             }, [("identical_to_kernel", .bool(same))])
         }
         let out = "\(options.dir)/profile-out.\(format.fileExtension)"
-        add("encode: create+pwrite 256 KiB chunks+close", try measure(warmup: w, runs: n) {
+        add("encode: create+pwrite 1 MiB chunks+close", try measure(warmup: w, runs: n) {
             let fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw BenchError("cannot create \(out)") }
             var done = 0

@@ -1,5 +1,6 @@
 import Testing
 import AVFoundation
+@testable import AVFAudio   // SampleMemory.adviseHugePages, to make madvise fail
 
 @Suite struct AVAudioPCMBufferTests {
     @Test func deinterleavedChannelsAreContiguousWithCapacityStride() throws {
@@ -34,6 +35,33 @@ import AVFoundation
         data[1][999_999] = 0.5
         b.frameLength = 1_000_000
         #expect(b.audioBufferList.pointee.mBuffers.mDataByteSize == 4_000_000)
+    }
+
+    /// When the kernel refuses huge pages (THP disabled: madvise fails with EINVAL), large buffers
+    /// still come from the mapping, zeroed and writable, just with ordinary pages.
+    @Test func largeBuffersFallBackWhenHugePagesAreRefused() throws {
+        final class Calls: @unchecked Sendable { var count = 0 }
+        let calls = Calls()
+        let original = SampleMemory.adviseHugePages
+        SampleMemory.adviseHugePages = { _, _ in
+            calls.count += 1
+            errno = EINVAL
+            return -1
+        }
+        defer { SampleMemory.adviseHugePages = original }
+        let f = try #require(AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
+        let frames = 3_000_000   // 24 MB, well above the 2 MiB mapping threshold
+        let b = try #require(AVAudioPCMBuffer(pcmFormat: f, frameCapacity: AVAudioFrameCount(frames)))
+        #expect(calls.count >= 1)
+        let data = try #require(b.floatChannelData)
+        #expect(Int(bitPattern: data[0]) % 64 == 0)
+        #expect(data[1] == data[0] + frames)
+        #expect(stride(from: 0, to: frames, by: 4093).allSatisfy { data[0][$0] == 0 && data[1][$0] == 0 })
+        data[0][0] = 0.25
+        data[1][frames - 1] = -0.5
+        b.frameLength = AVAudioFrameCount(frames)
+        #expect(data[0][0] == 0.25 && data[1][frames - 1] == -0.5 && data[1][frames - 2] == 0)
+        #expect(b.audioBufferList.pointee.mBuffers.mDataByteSize == UInt32(frames * 4))
     }
 
     @Test func interleavedBufferHasOnePointer() throws {

@@ -163,3 +163,54 @@ extension AUAudioUnitAllocationTests {
 }
 
 final class ObservedCount: @unchecked Sendable { var count = 0 }
+
+extension AUAudioUnitAllocationTests {
+    /// A built-in time effect hosted on its own (AUVarispeed through its render block, pulling a
+    /// varying number of input frames per cycle), with rate changes scheduled inside the cycles.
+    @Test func builtInVarispeedThroughRenderBlock() async throws {
+        let unit = try await AUAudioUnit.instantiate(with: AudioComponentDescription(
+            componentType: kAudioUnitType_FormatConverter, componentSubType: kAudioUnitSubType_Varispeed,
+            componentManufacturer: kAudioUnitManufacturer_Apple, componentFlags: 0, componentFlagsMask: 0))
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        try unit.inputBusses[0].setFormat(format)
+        try unit.outputBusses[0].setFormat(format)
+        unit.maximumFramesToRender = 256
+        try unit.allocateRenderResources()
+        let render = unit.renderBlock
+        let schedule = unit.scheduleParameterBlock
+        let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 256)!
+        buffer.frameLength = 256
+        let list = buffer.mutableAudioBufferList
+        let pull: AURenderPullInputBlock = { _, _, frames, _, data in
+            let buffers = UnsafeMutableAudioBufferListPointer(data)
+            var b = 0
+            while b < buffers.count {
+                let p = buffers[b].mData!.assumingMemoryBound(to: Float.self)
+                var i = 0
+                while i < Int(frames) { p[i] = Float(i % 64) / 64 - 0.5; i += 1 }
+                b += 1
+            }
+            return noErr
+        }
+        var flags = AudioUnitRenderActionFlags(rawValue: 0)
+        var stamp = AudioTimeStamp()
+        stamp.mFlags = .sampleTimeValid
+        var status = noErr
+        let rate = AUParameterAddress(kVarispeedParam_PlaybackRate)
+        schedule(100, 0, rate, 1.5)
+        for cycle in 0 ..< 20 {
+            stamp.mSampleTime = Double(cycle * 256)
+            status = render(&flags, &stamp, 256, 0, list, pull)
+        }
+        for k in 0 ..< 100 { schedule(AUEventSampleTime(20 * 256 + k * 997 + 50), 0, rate, 0.5 + Float(k % 7) / 4) }
+        let counts = countAllocations {
+            for cycle in 20 ..< 420 {
+                stamp.mSampleTime = Double(cycle * 256)
+                status = render(&flags, &stamp, 256, 0, list, pull)
+            }
+        }
+        #expect(status == noErr)
+        #expect(counts == .none, "\(counts)")
+        unit.deallocateRenderResources()
+    }
+}

@@ -3,12 +3,24 @@
 // over the node's input buffers, and a time stamp carrying the node's sample time and the
 // cycle's host time (the unit's events come from its own scheduler inside the render block).
 //
-// Control side (`makeStepState`, while the engine compiles a plan): the unit's busses take the
-// connections' formats (deinterleaved Float32 at the connection's rate and channel count),
-// `maximumFramesToRender` becomes at least the engine's cycle size, and render resources are
-// (re)allocated when either changed. This calls the client's `allocateRenderResources()`, as
-// Apple's engine does when it prepares; a failure leaves the node silent and is reported on
-// standard error with the unit's own message.
+// DESIGN NOTE — preparing a client's unit without holding the engine's lock
+// ------------------------------------------------------------------------
+// Before a unit renders, its busses take the connections' formats (deinterleaved Float32 at the
+// connection's rate and channel count), `maximumFramesToRender` becomes at least the engine's
+// cycle size, and `allocateRenderResources()` runs — as Apple's engine does when it prepares. All
+// of that is the client's code (overridable properties and methods), so none of it runs while
+// the plan compiler holds the engine's lock:
+//
+// 1. compiling (lock held), `makeStepState` compares what the plan needs (`Configuration`) with
+//    what the unit was last prepared for; when they differ it records the request and the node
+//    renders silence in that plan; the engine marks work pending on its lock;
+// 2. when the thread that made the edit releases the lock (`EngineLock.afterOutermostUnlock`),
+//    `AVAudioEngine.prepareAudioUnits()` takes the requests, publishes a plan that no longer
+//    calls those units, waits until no cycle still renders an older one, and then — no lock held
+//    — runs the client's code (`prepare`); finally it publishes the plan that renders them.
+//
+// A failure of `allocateRenderResources()` leaves the node silent and is reported on standard
+// error with the unit's own message (the same configuration is not retried).
 
 final class AUAudioUnitNodeRenderer: NodeRenderer {
     let unit: AUAudioUnit
@@ -71,33 +83,108 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         return noErr
     }
 
+    /// What the plan needs of the unit: its busses' formats and the largest cycle.
+    struct Configuration: Equatable {
+        var inputFormats: [AVAudioFormat?]
+        var outputFormats: [AVAudioFormat]
+        var maximumFrames: Int
+
+        /// Whether a unit prepared for `self` can render what `wanted` asks.
+        func serves(_ wanted: Configuration) -> Bool {
+            inputFormats == wanted.inputFormats && outputFormats == wanted.outputFormats && maximumFrames >= wanted.maximumFrames
+        }
+    }
+
+    // Preparation state: read and written only under the engine's lock.
+    /// What the unit was last prepared for, and its render block then. (A class, not a tuple: a
+    /// closure stored in a tuple inside an Optional is kept at the most general abstraction, and
+    /// calling it then allocates reabstraction thunks on every render.)
+    final class Prepared {
+        let configuration: Configuration
+        let renderBlock: AURenderBlock
+        init(_ configuration: Configuration, _ renderBlock: @escaping AURenderBlock) {
+            self.configuration = configuration
+            self.renderBlock = renderBlock
+        }
+    }
+    private var prepared: Prepared?
+    /// The configuration whose preparation failed (not retried until the configuration changes).
+    private var failed: Configuration?
+    /// What the last compiled plan needed and the unit is not prepared for (nil: nothing to do).
+    private(set) var requested: Configuration?
+    /// Set while `AVAudioEngine.prepareAudioUnits()` runs the client's code for this unit.
+    private(set) var isPreparing = false
+
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
-        var changed = !unit.renderResourcesAllocated || Int(unit.maximumFramesToRender) < maximumFrames
         func standard(_ f: AVAudioFormat) -> AVAudioFormat {
             AVAudioFormat(standardFormatWithSampleRate: f.sampleRate, channels: f.channelCount) ?? f
         }
-        var wanted: [(AUAudioUnitBus, AVAudioFormat)] = []
-        for (i, f) in inputFormats.enumerated() where i < unit.inputBusses.count {
-            if let f { wanted.append((unit.inputBusses[i], standard(f))) }
+        let wanted = Configuration(inputFormats: inputFormats.map { $0.map(standard) }, outputFormats: outputFormats.map(standard),
+                                   maximumFrames: maximumFrames)
+        // (the base class's flag, not the overridable property: a client that deallocated its unit
+        // itself gets it allocated again)
+        if !isPreparing, let prepared, prepared.configuration.serves(wanted), unit._renderResourcesAllocated {
+            requested = nil
+            return State(renderBlock: prepared.renderBlock)
         }
-        for (i, f) in outputFormats.enumerated() where i < unit.outputBusses.count {
-            wanted.append((unit.outputBusses[i], standard(f)))
+        requested = (failed == wanted && !isPreparing) ? nil : wanted
+        return nil
+    }
+
+    /// Engine lock held: takes the request, if any, for `prepare`. From now until `endPreparing`
+    /// every plan compiled leaves the unit silent. Returns the configuration and whether an earlier
+    /// plan may still call the unit's render block (the caller then waits for it to retire).
+    func beginPreparing() -> (configuration: Configuration, wasRendering: Bool)? {
+        guard let wanted = requested, !isPreparing else { return nil }
+        requested = nil
+        isPreparing = true
+        let wasRendering = prepared != nil
+        prepared = nil
+        return (wanted, wasRendering)
+    }
+
+    /// What `prepare` obtained, for `endPreparing` (a stored property of a concrete type: a closure
+    /// passed through an array or a generic is kept at the most general abstraction, and calling
+    /// it then allocates reabstraction thunks on every render).
+    private var preparedBlock: AURenderBlock?
+
+    /// No lock held, no plan calling the unit: the client's code. Leaves the render block for
+    /// `endPreparing`, nil when render resources could not be allocated.
+    func prepare(_ wanted: Configuration) {
+        preparedBlock = nil
+        if unit.renderResourcesAllocated { unit.deallocateRenderResources() }
+        if Int(unit.maximumFramesToRender) < wanted.maximumFrames { unit.maximumFramesToRender = AUAudioFrameCount(wanted.maximumFrames) }
+        let inputs = unit.inputBusses, outputs = unit.outputBusses
+        var busFormats: [(AUAudioUnitBus, AVAudioFormat)] = []
+        for (i, f) in wanted.inputFormats.enumerated() where i < inputs.count {
+            if let f { busFormats.append((inputs[i], f)) }
         }
-        for (bus, f) in wanted where bus.format != f { changed = true }
-        if changed {
-            if unit.renderResourcesAllocated { unit.deallocateRenderResources() }
-            if Int(unit.maximumFramesToRender) < maximumFrames { unit.maximumFramesToRender = AUAudioFrameCount(maximumFrames) }
-            for (bus, f) in wanted where bus.format != f {
-                do { try bus.setFormat(f) } catch {
-                    preconditionFailure("\(type(of: unit)) (AVAudioUnit) does not accept \(f) on \(bus.busType == .input ? "input" : "output") bus \(bus.index): \(error.localizedDescription)")
-                }
+        for (i, f) in wanted.outputFormats.enumerated() where i < outputs.count {
+            busFormats.append((outputs[i], f))
+        }
+        for (bus, f) in busFormats where bus.format != f {
+            do { try bus.setFormat(f) } catch {
+                preconditionFailure("\(type(of: unit)) (AVAudioUnit) does not accept \(f) on \(bus.busType == .input ? "input" : "output") bus \(bus.index): \(error.localizedDescription)")
             }
-            do { try unit.allocateRenderResources() } catch {
-                FileHandle.standardError.write(Data("AVAudioUnit: \(type(of: unit)).allocateRenderResources() failed (\(error.localizedDescription)); the node renders silence\n".utf8))
-                return nil
-            }
         }
-        return State(renderBlock: unit.renderBlock)
+        do { try unit.allocateRenderResources() } catch {
+            FileHandle.standardError.write(Data("AVAudioUnit: \(type(of: unit)).allocateRenderResources() failed (\(error.localizedDescription)); the node renders silence\n".utf8))
+            return
+        }
+        preparedBlock = unit.renderBlock
+    }
+
+    /// Engine lock held: records the outcome of `prepare`.
+    func endPreparing(_ wanted: Configuration) {
+        isPreparing = false
+        let block = preparedBlock
+        preparedBlock = nil
+        if let renderBlock = block {
+            prepared = Prepared(wanted, renderBlock)
+            failed = nil
+        } else {
+            failed = wanted
+        }
     }
 
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: AnyObject?) {

@@ -39,7 +39,8 @@ open class AUAudioUnit: NSObject {
     // 1024: the default Apple documents for kAudioUnitProperty_MaximumFramesPerSlice, which this
     // property is bridged to (the v3 default itself is not documented).
     private var _maximumFramesToRender: AUAudioFrameCount = 1024
-    private var _renderResourcesAllocated = false
+    /// (internal: the engine reads it while compiling a plan, without calling an override)
+    private(set) var _renderResourcesAllocated = false
     private var _shouldBypassEffect = false
     var currentPresetStorage: AUAudioUnitPreset?
     /// Why the last `fullState` assignment was refused (for `AVAudioUnit.loadPreset(at:)`).

@@ -28,6 +28,8 @@ open class AVAudioUnit: AVAudioNode {
         let tree = AUParameterTree.createTree(withChildren: parameters)
         if let effect = renderer as? EffectRenderer {
             auAudioUnit = BuiltInEffectAudioUnit(builtIn: description, parameterTree: tree, renderer: effect)
+        } else if let timeEffect = renderer as? TimeEffectRenderer {
+            auAudioUnit = BuiltInTimeEffectAudioUnit(builtIn: description, parameterTree: tree, renderer: timeEffect)
         } else {
             auAudioUnit = BuiltInAudioUnit(builtIn: description, parameterTree: tree, scheduler: (renderer as? AudioUnitRenderer)?.scheduler)
         }

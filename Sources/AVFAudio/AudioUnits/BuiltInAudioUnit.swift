@@ -15,9 +15,16 @@
 // directly. The kernel behind the render block is the unit's own, created when render resources
 // are allocated, with the parameters' current values.
 //
-// Time effects (varispeed, time-pitch) pull a varying number of input frames per cycle; their
-// render block is not provided (a host outside the engine gets `kAudioUnitErr_Uninitialized`),
-// the engine renders them through TimeEffectRenderer.
+// `BuiltInTimeEffectAudioUnit` does the same for the time effects (varispeed, time-pitch), which
+// pull a varying number of input frames per cycle: the block asks the pull-input block for the
+// frames the cycle needs (on the input's own timeline, in `mSampleTime`) and runs the node's
+// TimeEffectRenderer cycle on them — the same code as in the engine, so a host gets the engine's
+// samples.
+//
+// One DSP object per unit: the kernel (or time-effect DSP) behind the render block is the one the
+// engine renders with for the same format (`EffectRenderer.kernel(...)`,
+// `TimeEffectRenderer.dsp(...)`), so the unit owns one DSP whoever hosts it. (A unit is rendered
+// by one host at a time: the engine, or a host calling its render block.)
 
 class BuiltInAudioUnit: AUAudioUnit {
     private var inputArray: AUAudioUnitBusArray!
@@ -126,7 +133,7 @@ final class BuiltInEffectAudioUnit: BuiltInAudioUnit {
         let format = outputBusses[0].format
         let channels = Int(format.channelCount)
         dsp.free()
-        dsp.kernel = renderer.makeKernel(format.sampleRate, channels, Int(maximumFramesToRender))
+        dsp.kernel = renderer.kernel(sampleRate: format.sampleRate, channels: channels, maximumFrames: Int(maximumFramesToRender))
         dsp.channels = channels
         dsp.base = .allocate(capacity: channels)
         dsp.segmentIn = .allocate(capacity: channels)
@@ -162,6 +169,105 @@ final class BuiltInEffectAudioUnit: BuiltInAudioUnit {
             flags.pointee.remove(.unitRenderAction_OutputIsSilence)
             kernel.render(input: UnsafePointer(base), output: UnsafePointer(base), channels: dsp.channels, frames: Int(frameCount),
                           start: Int64(timestamp.pointee.mSampleTime), events: events, inputSegment: segmentIn, outputSegment: segmentOut)
+            return noErr
+        }
+    }
+}
+
+final class BuiltInTimeEffectAudioUnit: BuiltInAudioUnit {
+    /// The node's render object (kept alive here for a unit instantiated on its own).
+    private let renderer: TimeEffectRenderer
+    /// What the render block works on (render thread); replaced on the control side only while
+    /// no host renders (between deallocate and allocate).
+    final class Context {
+        var resources: TimeEffectRenderer.StandaloneResources?
+        let timestamp = UnsafeMutablePointer<AudioTimeStamp>.allocate(capacity: 1)
+        init() { timestamp.initialize(to: AudioTimeStamp()) }
+        deinit { timestamp.deallocate() }
+    }
+    private let context = Context()
+
+    init(builtIn description: AudioComponentDescription, parameterTree: AUParameterTree?, renderer: TimeEffectRenderer) {
+        self.renderer = renderer
+        super.init(builtIn: description, parameterTree: parameterTree, scheduler: renderer.scheduler)
+    }
+
+    required init(__registeredComponentDescription componentDescription: AudioComponentDescription,
+                  options: AudioComponentInstantiationOptions) throws {
+        preconditionFailure("built-in units are not registered subclasses")
+    }
+
+    override var renderObject: AudioUnitRenderer? { renderer }
+
+    override var latency: TimeInterval {
+        if owner != nil { return super.latency }
+        return Double(renderer.latencyFrames) / outputBusses[0].format.sampleRate
+    }
+
+    /// The DSP for the output bus's format and `maximumFramesToRender`, and its buffers.
+    override func allocateRenderResources() throws {
+        try super.allocateRenderResources()
+        let format = outputBusses[0].format
+        guard inputBusses[0].format.sampleRate == format.sampleRate, inputBusses[0].format.channelCount == format.channelCount else {
+            // (a time effect changes time, not the rate or the channels: Apple's format converters
+            // refuse such a pair too — kAudioUnitErr_FormatNotSupported)
+            deallocateRenderResources()
+            throw AUAudioUnit.error(kAudioUnitErr_FormatNotSupported,
+                                    "\(audioUnitName ?? "time effect"): input \(inputBusses[0].format) and output \(format) must have the same rate and channels")
+        }
+        context.resources = renderer.makeStandaloneResources(sampleRate: format.sampleRate, channels: Int(format.channelCount),
+                                                             maximumFrames: Int(maximumFramesToRender))
+    }
+
+    override func deallocateRenderResources() {
+        context.resources = nil
+        super.deallocateRenderResources()
+    }
+
+    /// Pulls the input the cycle needs (on the input's own timeline) and renders the time effect.
+    override var internalRenderBlock: AUInternalRenderBlock {
+        let context = self.context
+        let renderer = self.renderer
+        return { flags, timestamp, frameCount, _, output, events, pullInput in
+            guard let resources = context.resources else { return kAudioUnitErr_Uninitialized }
+            guard let pullInput else { return kAudioUnitErr_NoConnection }
+            let frames = Int(frameCount)
+            let out = UnsafeMutableAudioBufferListPointer(output)
+            let channels = resources.output.channelCount
+            guard out.count >= channels else { return kAudioUnitErr_FormatNotSupported }
+            var status = noErr
+            let input = resources.input
+            let rendered = renderer.renderStandalone(frames: frames, start: Int64(timestamp.pointee.mSampleTime),
+                                                     hostTime: timestamp.pointee.mHostTime, events: events,
+                                                     resources: resources) { wanted, inputTime in
+                context.timestamp.pointee = timestamp.pointee
+                context.timestamp.pointee.mSampleTime = Double(inputTime)
+                status = pullInput(flags, UnsafePointer(context.timestamp), AUAudioFrameCount(wanted), 0, input.bufferList.unsafeMutablePointer)
+                guard status == noErr else { return false }
+                // (a pull may point mData at memory of its own)
+                var c = 0
+                while c < channels {
+                    if let p = input.bufferList[c].mData, p != UnsafeMutableRawPointer(input.channels[c]) {
+                        input.channels[c].update(from: p.assumingMemoryBound(to: Float.self), count: wanted)
+                    }
+                    c += 1
+                }
+                input.resetBufferList(frames: wanted)
+                return true
+            }
+            guard rendered else { return status }
+            var c = 0
+            while c < channels {
+                let source = resources.output.channels[c]
+                if let destination = out[c].mData {
+                    destination.assumingMemoryBound(to: Float.self).update(from: source, count: frames)
+                } else {
+                    out[c].mData = UnsafeMutableRawPointer(source)
+                }
+                out[c].mDataByteSize = UInt32(frames * MemoryLayout<Float>.size)
+                c += 1
+            }
+            flags.pointee.remove(.unitRenderAction_OutputIsSilence)
             return noErr
         }
     }

@@ -4,6 +4,7 @@
 // Kernels are created on the control side for a format (sample rate, channel count, maximum
 // frames) and handed to the render thread through the plan; while the format stays the same, the
 // same kernel (with its delay lines and filter state) carries over from plan to plan.
+import Foundation
 import Synchronization
 
 /// Creates a kernel for (sample rate, channels, maximum frames) with the unit's current parameter values.
@@ -91,6 +92,7 @@ final class EffectRenderer: NodeRenderer {
     private var kernel: EffectKernel?
     private var kernelKey: (rate: Double, channels: Int, frames: Int)?
     private let latency = Atomic<Int>(0)
+    private let kernelLock = NSLock()
 
     init(makeKernel: @escaping EffectKernelFactory) {
         self.makeKernel = makeKernel
@@ -110,7 +112,9 @@ final class EffectRenderer: NodeRenderer {
     }
 
     /// The kernel for a format (created with the unit's current parameter values, or reused).
+    /// Control side: the engine's plan compiler and a host allocating the unit on its own share it.
     func kernel(sampleRate: Double, channels: Int, maximumFrames: Int) -> EffectKernel {
+        kernelLock.lock(); defer { kernelLock.unlock() }
         if let kernel, let key = kernelKey, key.rate == sampleRate, key.channels == channels, key.frames >= maximumFrames {
             return kernel
         }

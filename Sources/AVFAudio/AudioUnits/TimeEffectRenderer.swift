@@ -32,6 +32,7 @@
 // control side by the factory each time effect passes in (a `TimeEffectDSP`: typed, no abstract
 // hooks to override) and carried over from plan to plan while the format stays the same, with its
 // streaming state.
+import Foundation
 import Synchronization
 
 /// What an AVAudioUnit needs from its render object: parameter events, bypass, latency.
@@ -150,19 +151,27 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         }
     }
 
+    /// The DSP object for a format: the current one while the format stays the same (with its
+    /// streaming state), else a new one with the unit's current parameter values. Control side.
+    func dsp(sampleRate: Double, channels: Int, maximumFrames: Int) -> TimeEffectDSP {
+        dspLock.lock(); defer { dspLock.unlock() }
+        if let dsp, let key = dspKey, key.rate == sampleRate, key.channels == channels, key.frames >= maximumFrames {
+            return dsp
+        }
+        let object = makeDSP(sampleRate, channels, maximumFrames)
+        dsp = object
+        dspKey = (sampleRate, channels, maximumFrames)
+        latency.store(object.latencyFrames, ordering: .relaxed)
+        return object
+    }
+    /// (the engine's plan compiler and a host allocating the unit on its own may ask at once)
+    private let dspLock = NSLock()
+
     override func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> AnyObject? {
         let format = outputFormats[0]
         let channels = Int(format.channelCount)
-        let object: TimeEffectDSP
-        if let dsp, let key = dspKey, key.rate == format.sampleRate, key.channels == channels, key.frames >= maximumFrames {
-            object = dsp
-        } else {
-            object = makeDSP(format.sampleRate, channels, maximumFrames)
-            dsp = object
-            dspKey = (format.sampleRate, channels, maximumFrames)
-            latency.store(object.latencyFrames, ordering: .relaxed)
-        }
-        return State(dsp: object, channels: channels, sampleRate: format.sampleRate)
+        return State(dsp: dsp(sampleRate: format.sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
+                     sampleRate: format.sampleRate)
     }
 
     // MARK: the cycle
@@ -175,7 +184,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     override func inputFrames(forOutputFrames outputFrames: Int, bus: Int, state: AnyObject?) -> Int {
         guard let state = state.map({ unsafeDowncast($0, to: State.self) }) else { return outputFrames }
-        beginCycle(frames: outputFrames, dsp: state.dsp)
+        beginCycle(frames: outputFrames, dsp: state.dsp, events: collectEvents(frames: outputFrames))
         prepared = true
         if bypassedThisCycle { return outputFrames }
         return max(0, state.dsp.inputFrames(outputFrames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
@@ -196,9 +205,15 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if !prepared {
             // (no input domain, so the plan did not start the cycle)
             cycleWillStart(sampleTime: cycle.sampleTime, hostTime: cycle.hostTime, bus: 0, state: state)
-            beginCycle(frames: frames, dsp: state.dsp)
+            beginCycle(frames: frames, dsp: state.dsp, events: collectEvents(frames: frames))
         }
         prepared = false
+        renderCycle(input: input, output: output, frames: frames, state: state)
+    }
+
+    /// The cycle's output from `input` (nil: unconnected, silence), once `beginCycle` ran.
+    @inline(__always)
+    private func renderCycle(input: RenderBuffer?, output: RenderBuffer, frames: Int, state: State) {
         if input == nil {
             applyAllChanges(dsp: state.dsp)
             output.clear(frames: frames)
@@ -228,6 +243,53 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if let input { consumed += Int64(input.frames) }
     }
 
+    /// Render thread, for a host calling the unit's render block outside the engine (the unit's
+    /// render context already took the cycle's events from the scheduler: `events`). Pulls the
+    /// input the cycle needs through `pull` (which fills `resources.input` and returns false on
+    /// failure) and renders `frames` frames into `resources.output`. The same cycle as in the
+    /// engine, so both hosts get the same samples.
+    @inline(__always)
+    func renderStandalone(frames: Int, start: Int64, hostTime: UInt64, events: UnsafePointer<AURenderEvent>?,
+                          resources: StandaloneResources, pull: (_ frames: Int, _ inputSampleTime: Int64) -> Bool) -> Bool {
+        let state = resources.state
+        cycleStart = start
+        cycleHostTime = hostTime
+        cycleRate = state.sampleRate
+        beginCycle(frames: frames, dsp: state.dsp, events: events)
+        let needed = bypassedThisCycle ? frames
+            : max(0, state.dsp.inputFrames(frames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
+        let wanted = min(needed, resources.input.capacity)
+        resources.input.resetBufferList(frames: wanted)
+        guard pull(wanted, consumed) else {
+            applyAllChanges(dsp: state.dsp)
+            return false
+        }
+        resources.input.frames = wanted
+        resources.input.isSilent = false
+        renderCycle(input: resources.input, output: resources.output, frames: frames, state: state)
+        return true
+    }
+
+    /// What a unit rendering on its own needs: the DSP's plan state for its format, and buffers
+    /// for the input it pulls and the output it produces (made when it allocates render resources).
+    final class StandaloneResources {
+        let state: State
+        let input: RenderBuffer
+        let output: RenderBuffer
+        init(state: State, maximumFrames: Int) {
+            self.state = state
+            input = RenderBuffer(channelCount: state.channels, capacity: max(maximumFrames, state.dsp.maximumInputFrames(maximumFrames)))
+            output = RenderBuffer(channelCount: state.channels, capacity: maximumFrames)
+        }
+    }
+
+    /// Control side: the resources for a unit hosted on its own, rendering `format`.
+    func makeStandaloneResources(sampleRate: Double, channels: Int, maximumFrames: Int) -> StandaloneResources {
+        let state = State(dsp: dsp(sampleRate: sampleRate, channels: channels, maximumFrames: maximumFrames), channels: channels,
+                          sampleRate: sampleRate)
+        return StandaloneResources(state: state, maximumFrames: maximumFrames)
+    }
+
     private func applyAllChanges(dsp: TimeEffectDSP) {
         var i = 0
         while i < changeCount {
@@ -237,9 +299,16 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         changeCount = 0
     }
 
+    /// The cycle's events from the node's scheduler (in the engine), as Apple's render-event list.
+    @inline(__always)
+    private func collectEvents(frames: Int) -> UnsafePointer<AURenderEvent>? {
+        scheduler.collect(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
+        return scheduler.eventList(before: cycleStart + Int64(frames), cycleStart: cycleStart)
+    }
+
     /// Start of a cycle (render thread): reset if asked, bypass transitions; parameter events due
     /// at the first frame are applied, those due later in the cycle go to `changes`.
-    private func beginCycle(frames: Int, dsp: TimeEffectDSP) {
+    private func beginCycle(frames: Int, dsp: TimeEffectDSP, events: UnsafePointer<AURenderEvent>?) {
         if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) {
             dsp.reset()
         }
@@ -247,17 +316,14 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         if wasBypassed && !bypassedThisCycle { dsp.reset() }   // the stream restarts
         wasBypassed = bypassedThisCycle
         changeCount = 0
-        let end = cycleStart + Int64(frames)
-        scheduler.collect(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
-        // The cycle's events, as every unit gets them: Apple's render-event list, in time order.
-        var event = scheduler.eventList(before: end, cycleStart: cycleStart)
+        var event = events
         while let e = event {
             event = UnsafePointer(e.pointee.head.next)
             let type = e.pointee.head.eventType
             guard type == .parameter || type == .parameterRamp else { continue }
             let p = e.pointee.parameter
             let offset = Int(p.eventSampleTime - cycleStart)
-            if offset == 0 || bypassedThisCycle || changeCount == changeCapacity {
+            if offset <= 0 || bypassedThisCycle || changeCount == changeCapacity || offset >= frames {
                 dsp.apply(p.parameterAddress, p.value, ramp: Int(p.rampDurationSampleFrames))
             } else {
                 changes[changeCount] = TimeEffectChange(offset: offset, address: p.parameterAddress, value: p.value,

@@ -1,6 +1,9 @@
 // AVAudioEngine plan compiler: turns the graph into an immutable RenderPlan (control side).
 //
-// Called with the engine lock held; the plan is published with an atomic exchange.
+// Called with the engine lock held; the plan is published with an atomic exchange. It calls no
+// client code: a custom audio unit that must be prepared for the plan records the request and
+// renders silence in it, and the engine prepares it once the lock is released
+// (AVAudioEngine+AudioUnits.swift).
 import Synchronization
 
 extension AVAudioEngine {
@@ -92,6 +95,9 @@ extension AVAudioEngine {
         var outputSource: RenderBuffer?
         if let c = connection(into: outputNode, bus: 0) {
             outputSource = outputBuffers[ObjectIdentifier(c.source)]?[c.sourceBus]
+        }
+        if order.contains(where: { ($0.renderer as? AUAudioUnitNodeRenderer)?.requested != nil }) {
+            lock.setWorkPending()
         }
         return RenderPlan(steps: steps, domains: domains, outputSource: outputSource, maximumFrames: maximumFrames,
                           nodes: order, buffers: allBuffers)

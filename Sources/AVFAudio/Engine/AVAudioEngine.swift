@@ -22,7 +22,7 @@ import Synchronization
 /// rendering constraints.
 open class AVAudioEngine: NSObject {
     /// Serialises control-side graph changes (clients may call from several threads).
-    let lock = NSRecursiveLock()
+    let lock = EngineLock()
     var nodes: [ObjectIdentifier: AVAudioNode] = [:]
     /// Connections keyed by their destination (node, input bus): each input has at most one source.
     var connections: [InputKey: Connection] = [:]
@@ -50,6 +50,8 @@ open class AVAudioEngine: NSObject {
     // Running state.
     var prepared = false
     var running = false
+    /// Set while a thread runs `prepareAudioUnits()` (engine lock).
+    var preparingAudioUnits = false
     var device: AudioOutputDevice?
     var dispatcher: EventDispatcher?
     /// The engine's sample time at the output rate (render-thread owned while running).
@@ -71,6 +73,9 @@ open class AVAudioEngine: NSObject {
     public override init() {
         super.init()
         attachInternal(outputNode)
+        // Client code the plan compiler needed (custom audio units' preparation) runs once the
+        // editing thread lets go of the lock (AVAudioEngine+AudioUnits.swift).
+        lock.afterOutermostUnlock = { [unowned self] in self.prepareAudioUnits() }
     }
 
     deinit {

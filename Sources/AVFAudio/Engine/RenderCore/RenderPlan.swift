@@ -189,6 +189,9 @@ final class PlanExchange {
         }
     }
 
+    /// Whether a published plan still waits for the render thread to take it at a cycle start.
+    var hasPendingPlan: Bool { pending.load(ordering: .acquiring) != nil }
+
     /// Control side (engine lock held): move plans the render thread has let go of to the graveyard.
     func collectRetired() {
         var plans: [RenderPlan] = []

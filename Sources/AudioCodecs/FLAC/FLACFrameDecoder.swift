@@ -1,0 +1,316 @@
+// Decodes FLAC frames (RFC 9639 §9–§11): frame header, one subframe per channel (constant,
+// verbatim, fixed or linear prediction, each with Rice-coded residuals), interchannel
+// decorrelation (left/side, side/right, mid/side), CRC-8 of the header and CRC-16 of the frame.
+//
+// Samples are decoded into 64-bit integers: a side channel carries one bit more than the
+// stream's samples (33 bits for 32-bit audio), and prediction sums need the headroom. Memory is
+// one buffer per channel of the largest block a frame can declare (65,536 samples), allocated
+// when a frame first needs it, never per frame.
+
+/// What a frame header says.
+public struct FLACFrameHeader: Equatable {
+    public var blockSize: Int
+    public var sampleRate: Int
+    /// 0…7: independent channels (value + 1 of them); 8 left/side; 9 side/right; 10 mid/side.
+    public var channelAssignment: Int
+    public var channelCount: Int
+    public var bitsPerSample: Int
+    /// True: `number` is the first sample's number (variable block size); false: the frame's.
+    public var variableBlockSize: Bool
+    public var number: Int64
+}
+
+public final class FLACFrameDecoder {
+    public let info: FLACStreamInfo
+
+    /// What the decoded frames used (for tests and diagnostics): subframe kinds, Rice escape
+    /// partitions, subframes with wasted bits, frames per channel assignment (index 0…10).
+    public struct Statistics: Equatable {
+        public var constant = 0, verbatim = 0, fixed = 0, lpc = 0
+        public var escapedPartitions = 0, wastedBits = 0
+        public var largestLPCOrder = 0
+        public var assignments = [Int](repeating: 0, count: 11)
+        public init() {}
+    }
+    public private(set) var statistics = Statistics()
+    /// One buffer per channel, `capacity` samples each (grown up to 65,536).
+    private var buffers: [UnsafeMutablePointer<Int64>] = []
+    private var capacity = 0
+    /// LPC coefficients of the subframe being decoded (at most 32).
+    private let coefficients = UnsafeMutablePointer<Int64>.allocate(capacity: 32)
+
+    public init(info: FLACStreamInfo) {
+        self.info = info
+    }
+
+    deinit {
+        for b in buffers { b.deallocate() }
+        coefficients.deallocate()
+    }
+
+    /// The samples of channel `c` of the last decoded frame (`header.blockSize` of them).
+    public func samples(channel c: Int) -> UnsafePointer<Int64> { UnsafePointer(buffers[c]) }
+
+    private func reserve(channels: Int, samples: Int) {
+        if samples > capacity {
+            for b in buffers { b.deallocate() }
+            buffers = (0..<channels).map { _ in .allocate(capacity: samples) }
+            capacity = samples
+        }
+        while buffers.count < channels { buffers.append(.allocate(capacity: capacity)) }
+    }
+
+    /// Decodes the frame starting at byte `offset` of `bytes`. Returns its header and its length
+    /// in bytes (the next frame starts right after).
+    public func decodeFrame(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> (header: FLACFrameHeader, length: Int) {
+        let p = bytes.bindMemory(to: UInt8.self).baseAddress!
+        var r = FLACBitReader(p, count: bytes.count, byteOffset: offset)
+        let header = try readHeader(&r, base: p, start: offset)
+        reserve(channels: header.channelCount, samples: header.blockSize)
+        statistics.assignments[header.channelAssignment] += 1
+        for c in 0..<header.channelCount {
+            var bits = header.bitsPerSample
+            switch (header.channelAssignment, c) {
+            case (8, 1), (9, 0), (10, 1): bits += 1   // the side channel
+            default: break
+            }
+            try decodeSubframe(&r, into: buffers[c], blockSize: header.blockSize, bits: bits, channel: c)
+        }
+        decorrelate(header)
+        r.alignToByte()
+        let end = r.bitPosition / 8
+        let crc = FLACChecksums.crc16(p + offset, end - offset)
+        let stored = UInt16(try r.read(16))
+        guard crc == stored else {
+            throw CodecError(.corrupt, "FLAC: frame at byte \(offset) fails its CRC-16 check (damaged data)")
+        }
+        return (header, end + 2 - offset)
+    }
+
+    // MARK: header
+
+    /// Parses (without decoding the audio) the frame header at byte `offset`: sync code,
+    /// fields, CRC-8, consistency with STREAMINFO. Throws when it is not a valid header, so a
+    /// scan for frame boundaries can test candidate positions with it.
+    public func frameHeader(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> FLACFrameHeader {
+        let p = bytes.bindMemory(to: UInt8.self).baseAddress!
+        var r = FLACBitReader(p, count: bytes.count, byteOffset: offset)
+        return try readHeader(&r, base: p, start: offset)
+    }
+
+    private func readHeader(_ r: inout FLACBitReader, base: UnsafePointer<UInt8>, start: Int) throws -> FLACFrameHeader {
+        guard try r.read(14) == 0x3FFE else { throw CodecError(.corrupt, "FLAC: no frame sync code at byte \(start)") }
+        guard try r.read(1) == 0 else { throw CodecError(.corrupt, "FLAC: reserved bit set in the frame header at byte \(start)") }
+        let variable = try r.read(1) == 1
+        let sizeCode = Int(try r.read(4)), rateCode = Int(try r.read(4))
+        let channelCode = Int(try r.read(4)), depthCode = Int(try r.read(3))
+        guard try r.read(1) == 0 else { throw CodecError(.corrupt, "FLAC: reserved bit set in the frame header at byte \(start)") }
+        // The frame or sample number, in UTF-8's variable-length layout (up to 36 bits).
+        let first = try r.read(8)
+        var number = Int64(0)
+        var extra = 0
+        switch first {
+        case 0..<0x80: number = Int64(first)
+        case 0xC0..<0xE0: number = Int64(first & 0x1F); extra = 1
+        case 0xE0..<0xF0: number = Int64(first & 0x0F); extra = 2
+        case 0xF0..<0xF8: number = Int64(first & 0x07); extra = 3
+        case 0xF8..<0xFC: number = Int64(first & 0x03); extra = 4
+        case 0xFC..<0xFE: number = Int64(first & 0x01); extra = 5
+        case 0xFE: number = 0; extra = 6
+        default: throw CodecError(.corrupt, "FLAC: invalid coded frame number at byte \(start)")
+        }
+        for _ in 0..<extra {
+            let b = try r.read(8)
+            guard b & 0xC0 == 0x80 else { throw CodecError(.corrupt, "FLAC: invalid coded frame number at byte \(start)") }
+            number = number << 6 | Int64(b & 0x3F)
+        }
+        let blockSize: Int
+        switch sizeCode {
+        case 0: throw CodecError(.corrupt, "FLAC: reserved block size code at byte \(start)")
+        case 1: blockSize = 192
+        case 2...5: blockSize = 576 << (sizeCode - 2)
+        case 6: blockSize = Int(try r.read(8)) + 1
+        case 7: blockSize = Int(try r.read(16)) + 1
+        default: blockSize = 256 << (sizeCode - 8)
+        }
+        let rate: Int
+        switch rateCode {
+        case 0: rate = info.sampleRate
+        case 1: rate = 88_200
+        case 2: rate = 176_400
+        case 3: rate = 192_000
+        case 4: rate = 8_000
+        case 5: rate = 16_000
+        case 6: rate = 22_050
+        case 7: rate = 24_000
+        case 8: rate = 32_000
+        case 9: rate = 44_100
+        case 10: rate = 48_000
+        case 11: rate = 96_000
+        case 12: rate = Int(try r.read(8)) * 1000
+        case 13: rate = Int(try r.read(16))
+        case 14: rate = Int(try r.read(16)) * 10
+        default: throw CodecError(.corrupt, "FLAC: invalid sample rate code at byte \(start)")
+        }
+        let depth: Int
+        switch depthCode {
+        case 0: depth = info.bitsPerSample
+        case 1: depth = 8
+        case 2: depth = 12
+        case 3: throw CodecError(.corrupt, "FLAC: reserved sample size code at byte \(start)")
+        case 4: depth = 16
+        case 5: depth = 20
+        case 6: depth = 24
+        default: depth = 32
+        }
+        let channels: Int
+        switch channelCode {
+        case 0...7: channels = channelCode + 1
+        case 8...10: channels = 2
+        default: throw CodecError(.corrupt, "FLAC: reserved channel assignment \(channelCode) at byte \(start)")
+        }
+        let headerEnd = r.bitPosition / 8
+        let crc = FLACChecksums.crc8(base + start, headerEnd - start)
+        guard UInt8(try r.read(8)) == crc else {
+            throw CodecError(.corrupt, "FLAC: frame header at byte \(start) fails its CRC-8 check (damaged data)")
+        }
+        guard channels == info.channelCount else {
+            throw CodecError(.corrupt, "FLAC: frame at byte \(start) has \(channels) channels; the stream has \(info.channelCount)")
+        }
+        guard depth == info.bitsPerSample else {
+            throw CodecError(.corrupt, "FLAC: frame at byte \(start) has \(depth)-bit samples; the stream has \(info.bitsPerSample)-bit")
+        }
+        return FLACFrameHeader(blockSize: blockSize, sampleRate: rate, channelAssignment: channelCode, channelCount: channels,
+                               bitsPerSample: depth, variableBlockSize: variable, number: number)
+    }
+
+    // MARK: subframes
+
+    private func decodeSubframe(_ r: inout FLACBitReader, into s: UnsafeMutablePointer<Int64>, blockSize n: Int, bits frameBits: Int, channel: Int) throws {
+        guard try r.read(1) == 0 else { throw CodecError(.corrupt, "FLAC: subframe \(channel) starts with a set padding bit") }
+        let type = Int(try r.read(6))
+        var wasted = 0
+        if try r.read(1) == 1 {
+            wasted = try r.readUnary() + 1
+            statistics.wastedBits += 1
+        }
+        let bits = frameBits - wasted
+        guard bits > 0 else { throw CodecError(.corrupt, "FLAC: subframe \(channel) wastes \(wasted) of its \(frameBits) bits") }
+        switch type {
+        case 0:
+            statistics.constant += 1
+            let v = try r.readSigned(bits)
+            s.update(repeating: v, count: n)
+        case 1:
+            statistics.verbatim += 1
+            for i in 0..<n { s[i] = try r.readSigned(bits) }
+        case 8...12:
+            let order = type - 8
+            statistics.fixed += 1
+            guard order <= n else { throw CodecError(.corrupt, "FLAC: subframe \(channel): predictor order \(order) exceeds the block size \(n)") }
+            for i in 0..<order { s[i] = try r.readSigned(bits) }
+            try decodeResidual(&r, into: s, blockSize: n, order: order)
+            Self.restoreFixed(s, n, order)
+        case 32...63:
+            let order = type - 31
+            statistics.lpc += 1
+            statistics.largestLPCOrder = max(statistics.largestLPCOrder, order)
+            guard order <= n else { throw CodecError(.corrupt, "FLAC: subframe \(channel): predictor order \(order) exceeds the block size \(n)") }
+            for i in 0..<order { s[i] = try r.readSigned(bits) }
+            let precisionCode = Int(try r.read(4))
+            guard precisionCode != 15 else { throw CodecError(.corrupt, "FLAC: subframe \(channel): invalid coefficient precision") }
+            let precision = precisionCode + 1
+            let shift = Int(try r.readSigned(5))
+            guard shift >= 0 else { throw CodecError(.corrupt, "FLAC: subframe \(channel): negative prediction shift") }
+            for j in 0..<order { coefficients[j] = try r.readSigned(precision) }
+            try decodeResidual(&r, into: s, blockSize: n, order: order)
+            Self.restoreLPC(s, n, order, coefficients, shift)
+        default:
+            throw CodecError(.corrupt, "FLAC: subframe \(channel) has the reserved type \(type)")
+        }
+        if wasted > 0 {
+            for i in 0..<n { s[i] <<= Int64(wasted) }
+        }
+    }
+
+    /// Rice-coded residuals after the `order` warm-up samples (RFC 9639 §9.2.7).
+    private func decodeResidual(_ r: inout FLACBitReader, into s: UnsafeMutablePointer<Int64>, blockSize n: Int, order: Int) throws {
+        let method = try r.read(2)
+        guard method < 2 else { throw CodecError(.corrupt, "FLAC: reserved residual coding method") }
+        let parameterBits = method == 0 ? 4 : 5
+        let escape = method == 0 ? 15 : 31
+        let partitionOrder = Int(try r.read(4))
+        let partitions = 1 << partitionOrder
+        let perPartition = n >> partitionOrder
+        guard perPartition << partitionOrder == n, perPartition >= order else {
+            throw CodecError(.corrupt, "FLAC: residual partition order \(partitionOrder) does not divide the block of \(n) (predictor order \(order))")
+        }
+        var i = order
+        for partition in 0..<partitions {
+            let count = perPartition - (partition == 0 ? order : 0)
+            let k = Int(try r.read(parameterBits))
+            if k == escape {
+                statistics.escapedPartitions += 1
+                let rawBits = Int(try r.read(5))
+                for _ in 0..<count {
+                    s[i] = try r.readSigned(rawBits)
+                    i += 1
+                }
+            } else {
+                for _ in 0..<count {
+                    let q = UInt64(try r.readUnary())
+                    let v = q << UInt64(k) | (try r.read(k))
+                    s[i] = Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
+                    i += 1
+                }
+            }
+        }
+    }
+
+    /// Fixed polynomial predictors of order 0…4: the residuals in `s[order...]` become samples.
+    static func restoreFixed(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int) {
+        switch order {
+        case 1: for i in 1..<max(1, n) where i < n { s[i] &+= s[i - 1] }
+        case 2: for i in 2..<max(2, n) where i < n { s[i] &+= 2 &* s[i - 1] &- s[i - 2] }
+        case 3: for i in 3..<max(3, n) where i < n { s[i] &+= 3 &* s[i - 1] &- 3 &* s[i - 2] &+ s[i - 3] }
+        case 4: for i in 4..<max(4, n) where i < n { s[i] &+= 4 &* s[i - 1] &- 6 &* s[i - 2] &+ 4 &* s[i - 3] &- s[i - 4] }
+        default: break
+        }
+    }
+
+    /// Linear prediction: s[i] += (Σ c[j]·s[i−1−j]) >> shift.
+    static func restoreLPC(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int, _ c: UnsafeMutablePointer<Int64>, _ shift: Int) {
+        var i = order
+        while i < n {
+            var sum: Int64 = 0
+            var j = 0
+            while j < order {
+                sum &+= c[j] &* s[i - 1 - j]
+                j += 1
+            }
+            s[i] &+= sum >> Int64(shift)
+            i += 1
+        }
+    }
+
+    /// Left/side, side/right and mid/side back to left and right (RFC 9639 §4.2).
+    private func decorrelate(_ h: FLACFrameHeader) {
+        let n = h.blockSize
+        switch h.channelAssignment {
+        case 8:
+            let l = buffers[0], side = buffers[1]
+            for i in 0..<n { side[i] = l[i] &- side[i] }
+        case 9:
+            let side = buffers[0], r = buffers[1]
+            for i in 0..<n { side[i] = side[i] &+ r[i] }
+        case 10:
+            let m = buffers[0], side = buffers[1]
+            for i in 0..<n {
+                let mid = m[i] << 1 | (side[i] & 1)
+                m[i] = (mid &+ side[i]) >> 1
+                side[i] = (mid &- side[i]) >> 1
+            }
+        default: break
+        }
+    }
+}

@@ -1,0 +1,221 @@
+// Native FLAC files (`.flac`, RFC 9639 §8): the stream is its own container. The reader maps
+// the file, finds every frame once when it opens (a scan for frame sync codes; a candidate must
+// have a valid header — CRC-8 included — whose frame or sample number continues the previous
+// frame's, and the two bytes before it must be the CRC-16 of the previous frame: no audio is
+// decoded to index, and a sync pattern inside a frame's audio is not taken for a frame), and then decodes the frames a read needs, keeping the last one,
+// so sequential reads decode each frame once and a seek decodes only the frame it lands in.
+//
+// It delivers what a PCM container reader does — raw interleaved little-endian integers,
+// left-justified in 1, 2, 3 or 4-byte containers with `validBitsPerSample` the stream's depth —
+// so the sample codecs above it treat a FLAC file like any PCM file. (The packet layer of the
+// codec issue will serve FLAC frames as packets to AVAudioConverter and FLAC-in-MP4/Ogg too.)
+//
+// Threads: reads are serialised by a lock (the decoder keeps state); reading never allocates
+// more than one frame's samples per channel (at most 65,536), whatever the header claims.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Synchronization
+import AudioCodecs
+import AudioKernels
+
+public final class FLACFileReader: @unchecked Sendable {
+    public let path: String
+    public let info: FLACStreamInfo
+    /// How `read` delivers the samples.
+    public let description: AudioDataDescription
+    /// Frames (interchannel samples) in the file.
+    public let frameCount: Int64
+    /// Notes about tolerated damage, one sentence each.
+    public let warnings: [String]
+
+    private let mapping: UnsafeMutableRawPointer?
+    private let size: Int
+    private let decoder: FLACFrameDecoder
+    /// Each frame's first sample and byte offset, in stream order.
+    private let frameStarts: [Int64]
+    private let frameOffsets: [Int]
+    private let state = Mutex<Int>(-1)   // the frame whose samples the decoder holds
+    private var closed = false
+
+    /// Whether the file starts like a native FLAC stream.
+    public static func sniff(_ firstBytes: [UInt8]) -> Bool {
+        firstBytes.count >= 4 && firstBytes[0] == 0x66 && firstBytes[1] == 0x4C && firstBytes[2] == 0x61 && firstBytes[3] == 0x43
+    }
+
+    public init(path: String) throws {
+        let file = try RawFile.open(path: path, forWriting: false)
+        defer { _ = posixClose(file.fd) }
+        let fileSize = Int(try file.size())
+        guard fileSize > 0 else {
+            throw AudioFileFormatError(code: Code.invalidFile, message: "\(quoted(path)) is empty")
+        }
+        guard let map = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, file.fd, 0), map != MAP_FAILED else {
+            throw systemError(errno, "cannot map", path: path)
+        }
+        self.path = path
+        mapping = map
+        size = fileSize
+        let bytes = UnsafeRawBufferPointer(start: map, count: fileSize)
+        do {
+            let header = try FLACStreamHeader.parse(bytes)
+            guard header.info.bitsPerSample <= 32 else {
+                throw CodecError(.unsupported, "FLAC: \(header.info.bitsPerSample)-bit samples")
+            }
+            info = header.info
+            decoder = FLACFrameDecoder(info: header.info)
+            var warnings: [String] = []
+            (frameStarts, frameOffsets) = FLACFileReader.index(bytes, from: header.audioOffset, decoder: decoder, warnings: &warnings)
+            let lastBlock = frameStarts.isEmpty ? 0 : (try? decoder.frameHeader(bytes, at: frameOffsets.last!).blockSize) ?? 0
+            var frames = (frameStarts.last ?? 0) + Int64(lastBlock)
+            if let total = info.totalSamples {
+                if total < frames { frames = total }
+                else if total > frames {
+                    warnings.append("STREAMINFO announces \(total) samples but the frames present hold \(frames); reading the \(frames) present")
+                }
+            }
+            frameCount = frames
+            self.warnings = warnings
+            let encoding: SampleEncoding
+            switch info.bitsPerSample {
+            case ...8: encoding = .signed8
+            case ...16: encoding = .signed16
+            case ...24: encoding = .signed24
+            default: encoding = .signed32
+            }
+            description = AudioDataDescription(sampleRate: Double(info.sampleRate), channelCount: info.channelCount, encoding: encoding,
+                                               bigEndian: false, validBitsPerSample: info.bitsPerSample)
+        } catch let error as CodecError {
+            munmap(map, fileSize)
+            let code = error.kind == .notThisFormat ? Code.unsupportedFileType : (error.kind == .unsupported ? Code.unsupportedDataFormat : Code.invalidFile)
+            throw AudioFileFormatError(code: code, message: "\(quoted(path)): \(error.message)")
+        } catch {
+            munmap(map, fileSize)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    public func close() {
+        state.withLock { _ in
+            if !closed, let mapping { munmap(mapping, size) }
+            closed = true
+        }
+    }
+
+    public var isClosed: Bool { state.withLock { _ in closed } }
+
+    /// Finds the frames: from `start`, each next frame is the first position after the previous
+    /// frame's header where a valid header continues the numbering.
+    static func index(_ bytes: UnsafeRawBufferPointer, from start: Int, decoder: FLACFrameDecoder,
+                      warnings: inout [String]) -> ([Int64], [Int]) {
+        var starts: [Int64] = [], offsets: [Int] = []
+        let p = bytes.bindMemory(to: UInt8.self)
+        var position = start
+        var nextSample: Int64 = 0
+        var nextFrame: Int64 = 0
+        var skipped = 0
+        while position + 2 <= p.count {
+            // (the sync code: 0xFF, then 0b1111100x)
+            if p[position] == 0xFF && p[position + 1] & 0xFE == 0xF8, let h = try? decoder.frameHeader(bytes, at: position),
+               h.variableBlockSize ? h.number == nextSample : h.number == nextFrame,
+               offsets.last.map({ endsFrame(p, from: $0, at: position) }) ?? true {
+                starts.append(nextSample)
+                offsets.append(position)
+                nextSample += Int64(h.blockSize)
+                nextFrame += 1
+                position += 4   // (the shortest frame is longer; the scan resumes past this header's sync)
+                continue
+            }
+            if !offsets.isEmpty || position > start { skipped += 1 }
+            position += 1
+        }
+        if offsets.first.map({ $0 != start }) ?? true, p.count > start {
+            warnings.append("the audio does not start with a FLAC frame; \(skipped) bytes were skipped looking for frames")
+        }
+        return (starts, offsets)
+    }
+
+    /// Whether the frame starting at `start` ends right before `end`: its last two bytes are the
+    /// CRC-16 of the bytes before them.
+    static func endsFrame(_ p: UnsafeBufferPointer<UInt8>, from start: Int, at end: Int) -> Bool {
+        guard end - start >= 8 else { return false }
+        let stored = UInt16(p[end - 2]) << 8 | UInt16(p[end - 1])
+        return FLACChecksums.crc16(p.baseAddress! + start, end - 2 - start) == stored
+    }
+
+    /// Reads up to `frames` frames from frame `frame` into `buffer` (`frames × bytesPerFrame`
+    /// bytes), as `description` says. Returns the frames read (0 at or past the end).
+    public func read(frames: Int, startingAt frame: Int64, into buffer: UnsafeMutableRawPointer) throws -> Int {
+        guard frame >= 0, frames >= 0 else {
+            throw AudioFileFormatError(code: Code.position,
+                                       message: "cannot read \(frames) frames at frame \(frame) of \(quoted(path)): positions and counts must not be negative")
+        }
+        guard frame < frameCount, frames > 0 else { return 0 }
+        let wanted = Int(min(Int64(frames), frameCount - frame))
+        return try state.withLock { held -> Int in
+            guard !closed, let mapping else {
+                throw AudioFileFormatError(code: Code.notOpen, message: "cannot read \(quoted(path)): the file has been closed")
+            }
+            let bytes = UnsafeRawBufferPointer(start: mapping, count: size)
+            let channels = info.channelCount
+            let width = description.encoding.bytesPerSample
+            let shift = Int64(width * 8 - info.bitsPerSample)
+            var done = 0
+            // The frame holding `frame`: the last start at or before it.
+            var k = frameStarts.lastIndex(before: frame + 1)
+            while done < wanted && k < frameStarts.count {
+                if held != k {
+                    do {
+                        _ = try decoder.decodeFrame(bytes, at: frameOffsets[k])
+                    } catch let error as CodecError {
+                        held = -1
+                        throw AudioFileFormatError(code: Code.invalidFile, message: "cannot read \(quoted(path)): \(error.message)")
+                    }
+                    held = k
+                }
+                let first = Int(frame + Int64(done) - frameStarts[k])
+                let end = k + 1 < frameStarts.count ? Int(frameStarts[k + 1] - frameStarts[k]) : Int(frameCount - frameStarts[k])
+                let n = min(wanted - done, end - first)
+                guard n > 0 else { k += 1; continue }
+                for c in 0..<channels {
+                    let s = decoder.samples(channel: c) + first
+                    var out = buffer + (done * channels + c) * width
+                    let stride = channels * width
+                    switch width {
+                    case 1:
+                        for i in 0..<n { out.storeBytes(of: Int8(truncatingIfNeeded: s[i] << shift), as: Int8.self); out += stride; _ = i }
+                    case 2:
+                        for i in 0..<n { out.storeBytes(of: Int16(truncatingIfNeeded: s[i] << shift).littleEndian, toByteOffset: 0, as: Int16.self); out += stride; _ = i }
+                    case 3:
+                        for i in 0..<n {
+                            let v = UInt32(truncatingIfNeeded: s[i] << shift)
+                            out.storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
+                            (out + 1).storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), as: UInt8.self)
+                            (out + 2).storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), as: UInt8.self)
+                            out += stride
+                        }
+                    default:
+                        for i in 0..<n { out.storeBytes(of: Int32(truncatingIfNeeded: s[i] << shift).littleEndian, toByteOffset: 0, as: Int32.self); out += stride; _ = i }
+                    }
+                }
+                done += n
+                k += 1
+            }
+            return done
+        }
+    }
+}
+
+extension Array where Element == Int64 {
+    /// The index of the last element smaller than `value` (sorted ascending); 0 when none.
+    func lastIndex(before value: Int64) -> Int {
+        var lo = 0, hi = count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if self[mid] < value { lo = mid + 1 } else { hi = mid }
+        }
+        return Swift.max(0, lo - 1)
+    }
+}
