@@ -35,6 +35,10 @@ malloc_limit() {
 
 build() {
   local start=$SECONDS
+  # SwiftPM does not always notice source files added to or removed from a path dependency (the
+  # library, seen from the harness package): drop the build plan so it is recomputed each time
+  # (compilation stays incremental).
+  rm -f "$SCRATCH/release.yaml"
   (cd Fuzz/Harness && nice -n 19 swift build -c release --scratch-path "$SCRATCH" \
       -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address 2>&1 \
     | grep -v -e 'ld.gold: warning: Cannot export local symbol' -e '^\[[0-9]*/[0-9]*\]') || return 1
