@@ -70,9 +70,9 @@ run_target() {
 summarize() {
   local target=$1 log=$2 status=$3
   local runs rate cov ft corp rss findings
-  runs=$(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  rate=$(grep -o 'stat::average_exec_per_sec: [0-9]*' "$log" | tail -1 | awk '{print $2}')
-  rss=$(grep -o 'stat::peak_rss_mb: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
+  rss=$(grep -o 'stat::peak_rss_mb: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   corp=$(grep -o 'corp: [0-9]*/[0-9a-zA-Z]*' "$log" | tail -1 | awk '{print $2}')

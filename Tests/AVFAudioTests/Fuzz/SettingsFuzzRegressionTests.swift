@@ -46,3 +46,16 @@ import AVFoundation
         }
     }
 }
+
+/// Finding 2 of the `settings` target (crash-a3096f15): a settings dictionary with a huge finite
+/// sample rate (1e300) gives a format whose `description` trapped converting the rate to Int.
+@Suite struct FormatDescriptionFuzzRegressionTests {
+    @Test func hugeSampleRateDescribes() throws {
+        for rate in [1e300, 1e18, 9.3e18, Double.greatestFiniteMagnitude] {
+            let format = try #require(AVAudioFormat(settings: [AVSampleRateKey: rate, AVNumberOfChannelsKey: 2]))
+            #expect(format.description.contains(" Hz"), "\(rate)")
+        }
+        let usual = try #require(AVAudioFormat(settings: [AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 2]))
+        #expect(usual.description.contains("44100 Hz"))
+    }
+}
