@@ -119,8 +119,9 @@ extension AVAudioFile {
 
     /// The container to write: `AVAudioFileTypeKey` wins, else the extension.
     static func container(forWriting url: URL, settings: [String: Any]) throws -> AudioContainerType {
-        if let raw = AVAudioFormat.number(settings[AVAudioFileTypeKey]) {
-            let type = AudioFileTypeID(truncatingIfNeeded: Int64(raw))
+        if let raw = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
+            // NaN or an infinite value names no type ('\0\0\0\0' falls to the error below).
+            let type = raw.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
             switch type {
             case kAudioFileWAVEType: return .wav
             case kAudioFileRF64Type: return .rf64

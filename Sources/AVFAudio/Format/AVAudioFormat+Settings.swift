@@ -54,19 +54,41 @@ extension AVAudioFormat {
         }
     }
 
+    /// A settings number that must be a whole value (a format ID, a file type, a bit depth): nil
+    /// when absent, `.some(nil)` when present but NaN, infinite or beyond Int64 — which a
+    /// conversion such as `Int64(_:)` would trap on (a settings dictionary is outside data).
+    static func integer(_ value: Any?) -> Int64?? {
+        guard let d = number(value) else { return nil }
+        if let v = value as? Int64 { return .some(v) }
+        if let v = value as? UInt64 { return .some(Int64(exactly: v)) }
+        guard d.isFinite, d > -9.2e18, d < 9.2e18 else { return .some(nil) }
+        return .some(Int64(d))
+    }
+
     static func bool(_ value: Any?) -> Bool? {
         if let b = value as? Bool { return b }
         return number(value).map { $0 != 0 }
     }
 
     static func streamDescription(fromSettings settings: [String: Any]) -> AudioStreamBasicDescription? {
-        let formatID = number(settings[AVFormatIDKey]).map { AudioFormatID(truncatingIfNeeded: Int64($0)) } ?? kAudioFormatLinearPCM
+        // A format ID or bit depth that is not a whole number (NaN, ±infinity, 1e300) describes no
+        // format: nil, as for a missing rate (found by the settings fuzz target; the conversions
+        // used to trap).
+        var formatID = kAudioFormatLinearPCM
+        if let id = integer(settings[AVFormatIDKey]) {
+            guard let id else { return nil }
+            formatID = AudioFormatID(truncatingIfNeeded: id)
+        }
         guard let rate = number(settings[AVSampleRateKey]), rate.isFinite, rate > 0,
               let channelsValue = number(settings[AVNumberOfChannelsKey]), channelsValue >= 1, channelsValue <= 65535 else { return nil }
         let channels = UInt32(channelsValue)
         if formatID == kAudioFormatLinearPCM {
             let isFloat = bool(settings[AVLinearPCMIsFloatKey]) ?? false
-            let bits = number(settings[AVLinearPCMBitDepthKey]).map { UInt32(max(0, min($0, 64))) } ?? (isFloat ? 32 : 16)
+            var bits: UInt32 = isFloat ? 32 : 16
+            if let depth = integer(settings[AVLinearPCMBitDepthKey]) {
+                guard let depth else { return nil }
+                bits = UInt32(max(0, min(depth, 64)))
+            }
             let bigEndian = bool(settings[AVLinearPCMIsBigEndianKey]) ?? false
             let nonInterleaved = bool(settings[AVLinearPCMIsNonInterleaved]) ?? false
             guard bits > 0 else { return nil }

@@ -171,7 +171,10 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
 
     open override var description: String {
         let d = asbdStorage.pointee
-        let rate = d.mSampleRate.rounded() == d.mSampleRate ? String(Int(d.mSampleRate)) : String(d.mSampleRate)
+        // Whole rates print without ".0"; a huge one (settings accept any finite rate, e.g. 1e300)
+        // prints as a Double, since Int(_:) would trap (found by the settings fuzz target).
+        let rate = d.mSampleRate.rounded() == d.mSampleRate && abs(d.mSampleRate) < 1e15
+            ? String(Int(d.mSampleRate)) : String(d.mSampleRate)
         var parts = ["\(d.mChannelsPerFrame) ch", "\(rate) Hz"]
         if d.mFormatID == kAudioFormatLinearPCM {
             switch commonFormat {

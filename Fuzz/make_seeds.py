@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Writes the fuzzers' seed corpora to DIR/<target>/ (Scripts/fuzz.sh calls it; nothing is committed).
+
+Seeds come from:
+- files the harness builds here byte by byte (every encoding and layout variant each reader
+  accepts: WAVE_FORMAT_EXTENSIBLE, RIFX, RF64/BW64 with ds64, odd-sized chunks, AIFF-C compression
+  types, CAF with 'chan' and streaming sizes, AU and its little-endian DEC variant);
+- files on the machine that the corpus tests also read, when present: CPython's test audiodata and
+  sndhdrdata, SciPy's WAV edge cases, the ALSA sample sounds, and files libsndfile (Python
+  soundfile) writes. Large ones are cut to their first 16 KiB (the header survives; the data size
+  then overstates the bytes present, itself a case worth having).
+- structured byte strings for the settings and converter targets, and random ones (fixed seed).
+Standard library only, except the optional soundfile/numpy seeds.
+"""
+import glob, os, random, struct, sys
+
+out = sys.argv[1] if len(sys.argv) > 1 else '.build-fuzz/corpus'
+MAX = 16384
+counts = {}
+
+def put(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data[:MAX])
+    counts[target] = counts.get(target, 0) + 1
+
+def samples(n, ch, width, rng=random.Random(1)):
+    return bytes(rng.randrange(256) for _ in range(n * ch * width))
+
+# ---- WAV family ----
+def chunk(cid, payload, big=False):
+    pad = b'\0' if len(payload) & 1 else b''
+    return cid + struct.pack('>I' if big else '<I', len(payload)) + payload + pad
+
+def wav(tag, ch, rate, bits, data, extensible=None, big=False, extra=b'', before=b'', magic=b'RIFF'):
+    e = '>' if big else '<'
+    block = ch * ((bits + 7) // 8)
+    fmt = struct.pack(e + 'HHIIHH', 0xFFFE if extensible else tag, ch, rate, rate * block, block, bits)
+    if extensible:
+        valid, mask = extensible
+        guid = struct.pack(e + 'IHH', tag, 0, 0x10) + bytes([0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71])
+        fmt += struct.pack(e + 'HHI', 22, valid, mask) + guid
+    elif tag != 1:
+        fmt += struct.pack(e + 'H', 0)
+    body = b'WAVE' + before + chunk(b'fmt ', fmt, big) + extra + chunk(b'data', data, big)
+    return magic + struct.pack(e + 'I', len(body)) + body
+
+for bits, tag in [(8, 1), (16, 1), (24, 1), (32, 1), (32, 3), (64, 3), (8, 6), (8, 7)]:
+    for ch in (1, 2):
+        put('wav', 'gen-%d-%d-%dch.wav' % (tag, bits, ch), wav(tag, ch, 44100, bits, samples(37, ch, (bits + 7) // 8)))
+put('wav', 'gen-ext-6ch.wav', wav(1, 6, 48000, 24, samples(20, 6, 3), extensible=(24, 0x3F)))
+put('wav', 'gen-ext-20in24.wav', wav(1, 2, 96000, 24, samples(20, 2, 3), extensible=(20, 0x3)))
+put('wav', 'gen-ext-float.wav', wav(3, 2, 48000, 32, samples(20, 2, 4), extensible=(32, 0x3)))
+put('wav', 'gen-rifx.wav', wav(1, 2, 22050, 16, samples(30, 2, 2), big=True, magic=b'RIFX'))
+put('wav', 'gen-odd.wav', wav(1, 1, 8000, 8, samples(33, 1, 1), extra=chunk(b'LIST', b'INFOISFT\x03\0\0abc'), before=chunk(b'JUNK', b'\0' * 5)))
+put('wav', 'gen-fact.wav', wav(7, 1, 8000, 8, samples(40, 1, 1), extra=chunk(b'fact', struct.pack('<I', 40))))
+for magic in (b'RF64', b'BW64'):
+    data = samples(25, 2, 2)
+    fmt = struct.pack('<HHIIHH', 1, 2, 44100, 44100 * 4, 4, 16)
+    ds64 = struct.pack('<QQQI', 0, len(data), 25, 0)
+    body = b'WAVE' + chunk(b'ds64', ds64) + chunk(b'fmt ', fmt) + b'data' + struct.pack('<I', 0xFFFFFFFF) + data
+    body = body[:12] + struct.pack('<Q', len(body) + 4) + body[20:]
+    put('wav', 'gen-%s.wav' % magic.decode().lower(), magic + struct.pack('<I', 0xFFFFFFFF) + body)
+put('wav', 'gen-unfinished.wav', wav(1, 1, 44100, 16, b'')[:-0 or None] + samples(10, 1, 2))
+
+# ---- AIFF / AIFF-C ----
+def ext80(rate):
+    import math
+    if rate == 0:
+        return b'\0' * 10
+    m, e = math.frexp(rate)
+    return struct.pack('>HQ', e + 16382, int(m * (1 << 64)))
+
+def aiff(ch, frames, bits, rate, data, comp=None, name=b''):
+    comm = struct.pack('>hIh', ch, frames, bits) + ext80(rate)
+    form = b'AIFF'
+    extra = b''
+    if comp is not None:
+        form = b'AIFC'
+        comm += comp + bytes([len(name)]) + name + (b'' if len(name) & 1 else b'\0')
+        extra = chunk(b'FVER', struct.pack('>I', 0xA2805140), True)
+    body = form + extra + chunk(b'COMM', comm, True) + chunk(b'SSND', struct.pack('>II', 0, 0) + data, True)
+    return b'FORM' + struct.pack('>I', len(body)) + body
+
+for bits in (8, 12, 16, 24, 32):
+    for ch in (1, 2):
+        put('aiff', 'gen-%dbit-%dch.aiff' % (bits, ch), aiff(ch, 31, bits, 44100, samples(31, ch, (bits + 7) // 8)))
+for comp, bits, width in [(b'NONE', 16, 2), (b'twos', 16, 2), (b'sowt', 16, 2), (b'in24', 24, 3), (b'in32', 32, 4),
+                          (b'42ni', 24, 3), (b'23ni', 32, 4), (b'fl32', 32, 4), (b'fl64', 64, 8), (b'ulaw', 16, 1),
+                          (b'alaw', 16, 1), (b'raw ', 8, 1)]:
+    put('aiff', 'gen-aifc-%s.aifc' % comp.decode().strip(), aiff(2, 21, bits, 48000, samples(21, 2, width), comp, b'x'))
+
+# ---- CAF ----
+def caf(fmt_id, flags, bpp, ch, bits, data, layout=None, streaming=False, rate=44100.0):
+    desc = struct.pack('>d4sIIIII', rate, fmt_id, flags, bpp, 1, ch, bits)
+    out_ = b'caff' + struct.pack('>HH', 1, 0) + b'desc' + struct.pack('>q', 32) + desc
+    if layout is not None:
+        out_ += b'chan' + struct.pack('>q', len(layout)) + layout
+    out_ += b'free' + struct.pack('>q', 3) + b'\0\0\0'
+    out_ += b'data' + struct.pack('>q', -1 if streaming else len(data) + 4) + struct.pack('>I', 0) + data
+    return out_
+
+for fid, flags, width, bits in [(b'lpcm', 0, 2, 16), (b'lpcm', 2, 2, 16), (b'lpcm', 0, 3, 24), (b'lpcm', 2, 4, 32),
+                                (b'lpcm', 3, 4, 32), (b'lpcm', 1, 8, 64), (b'lpcm', 0, 1, 8), (b'ulaw', 0, 1, 8), (b'alaw', 0, 1, 8)]:
+    put('caf', 'gen-%s-%d-%d.caf' % (fid.decode(), flags, bits), caf(fid, flags, 2 * width, 2, bits, samples(19, 2, width)))
+descs = b''.join(struct.pack('>IIfff', label, 0, 0, 0, 0) for label in (1, 2, 3, 4, 5, 6))
+put('caf', 'gen-chan-descriptions.caf', caf(b'lpcm', 2, 12, 6, 16, samples(9, 6, 2), layout=struct.pack('>III', 0, 0, 6) + descs))
+put('caf', 'gen-chan-bitmap.caf', caf(b'lpcm', 2, 4, 2, 16, samples(9, 2, 2), layout=struct.pack('>III', 0x10000, 3, 0)))
+put('caf', 'gen-chan-tag.caf', caf(b'lpcm', 2, 12, 6, 16, samples(9, 6, 2), layout=struct.pack('>III', (121 << 16) | 6, 0, 0)))
+put('caf', 'gen-streaming.caf', caf(b'lpcm', 3, 8, 2, 32, samples(15, 2, 4), streaming=True))
+
+# ---- AU ----
+for code, width in [(1, 1), (2, 1), (3, 2), (4, 3), (5, 4), (6, 4), (7, 8), (27, 1)]:
+    data = samples(23, 2, width)
+    put('au', 'gen-%d.au' % code, b'.snd' + struct.pack('>IIIII', 28, len(data), code, 8000, 2) + b'abcd' + data)
+data = samples(23, 1, 2)
+put('au', 'gen-dec.au', b'dns.' + struct.pack('<IIIII', 24, len(data), 3, 44100, 1) + data)
+put('au', 'gen-unknown-size.au', b'.snd' + struct.pack('>IIIII', 24, 0xFFFFFFFF, 3, 44100, 1) + data)
+
+# ---- Files on the machine (the corpus tests' sources) ----
+def target_for(head):
+    magic = head[:4]
+    if magic in (b'RIFF', b'RIFX', b'RF64', b'BW64'): return 'wav'
+    if magic == b'FORM': return 'aiff'
+    if magic == b'caff': return 'caf'
+    if magic in (b'.snd', b'dns.'): return 'au'
+    return None
+
+found = set()
+for pattern in ['/root/.pyenv/versions/*/lib/python3*/test/audiodata/*', '/root/.pyenv/versions/*/lib/python3*/test/sndhdrdata/*',
+                os.path.join(sys.prefix, 'lib/python3*/test/audiodata/*'), '/usr/lib/python3*/test/audiodata/*',
+                '/usr/share/sounds/alsa/*.wav']:
+    found.update(glob.glob(pattern))
+try:
+    import scipy
+    found.update(glob.glob(os.path.join(os.path.dirname(scipy.__file__), 'io/tests/data/*.wav')))
+except Exception:
+    pass
+seen = set()
+for path in sorted(found):
+    with open(path, 'rb') as f:
+        data = f.read(MAX)
+    t = target_for(data)
+    if t and (os.path.basename(path), len(data)) not in seen:
+        seen.add((os.path.basename(path), len(data)))
+        put(t, 'ext-' + os.path.basename(path), data)
+try:
+    import numpy as np, soundfile as sf, tempfile
+    x = np.stack([0.5 * np.sin(np.arange(64) / 3.0), 0.25 * np.cos(np.arange(64) / 5.0)], axis=1)
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt, sub in [('WAV', 'PCM_U8'), ('WAV', 'PCM_16'), ('WAV', 'PCM_24'), ('WAV', 'FLOAT'), ('WAV', 'ULAW'),
+                         ('WAVEX', 'PCM_16'), ('RF64', 'PCM_16'), ('AIFF', 'PCM_16'), ('AIFF', 'FLOAT'), ('AIFF', 'PCM_S8'),
+                         ('CAF', 'PCM_16'), ('CAF', 'DOUBLE'), ('CAF', 'ALAW'), ('AU', 'PCM_16'), ('AU', 'FLOAT')]:
+            p = os.path.join(tmp, 'x')
+            try:
+                sf.write(p, x, 22050, format=fmt, subtype=sub)
+            except Exception:
+                continue
+            data = open(p, 'rb').read()
+            t = target_for(data)
+            if t:
+                put(t, 'sndfile-%s-%s' % (fmt, sub), data)
+except Exception:
+    pass
+
+# ---- settings and converter ----
+rng = random.Random(7)
+# settings: extension byte, then (key index, value type, value) entries (see SettingsTarget.swift).
+def num_entry(key, value):        # type 0: Int from 8 big-endian bytes
+    return bytes([key, 0]) + struct.pack('>q', value)
+def dbl_entry(key, value):        # type 2: Double from its bit pattern
+    return bytes([key, 2]) + struct.pack('>d', value)
+def bool_entry(key, value):       # type 6: Bool
+    return bytes([key, 6, 1 if value else 0])
+def fourcc_entry(key, index):     # type 14: a four-character code from the table
+    return bytes([key, 14, index])
+for ext in range(7):
+    for rate, ch, bits, is_float, comp in [(44100.0, 2, 16, False, 0), (48000.0, 1, 24, False, 0), (96000.0, 6, 32, True, 0),
+                                           (8000.0, 1, 8, False, 1), (22050.0, 2, 64, True, 0), (44100.0, 2, 0, False, 3)]:
+        s = bytes([ext]) + fourcc_entry(0, comp) + dbl_entry(1, rate) + num_entry(2, ch) + num_entry(3, bits) + bool_entry(4, is_float)
+        if ext & 1:
+            s += bool_entry(5, True) + bool_entry(6, ext & 2 == 2)
+        put('settings', 'gen-%d-%d-%d-%d' % (ext, rate, ch, bits), s)
+for i in range(20):
+    put('settings', 'random-%02d' % i, bytes(rng.randrange(256) for _ in range(rng.randrange(8, 120))))
+# converter: two formats (common, interleaved, rate u32, channels, layout byte), settings, frames, samples.
+def conv_format(common, inter, rate_index, ch, layout=1):
+    return bytes([common, inter]) + struct.pack('>I', rate_index) + bytes([ch - 1, layout])
+for a, b in [((0, 0, 5, 2), (0, 0, 6, 2)), ((2, 1, 5, 2), (0, 0, 5, 2)), ((0, 0, 5, 6), (0, 0, 5, 2)),
+             ((1, 1, 6, 1), (3, 1, 5, 2)), ((0, 0, 0, 1), (0, 0, 10, 1)), ((0, 0, 11, 2), (0, 0, 3, 2))]:
+    for flags in (0, 1, 6, 8):
+        s = conv_format(*a) + conv_format(*b) + bytes([3, 0, 1, flags]) + b'\0' * (a[3] if flags & 4 else 0)
+        s += struct.pack('>HHH', 600, 512, 300) + bytes(rng.randrange(256) for _ in range(64))
+        put('converter', 'gen-%d-%d-%d' % (a[2], b[2], flags), s)
+for i in range(20):
+    put('converter', 'random-%02d' % i, bytes(rng.randrange(256) for _ in range(rng.randrange(20, 120))))
+
+print(' '.join('%s:%d' % kv for kv in sorted(counts.items())))
