@@ -118,6 +118,18 @@ data = samples(23, 1, 2)
 put('au', 'gen-dec.au', b'dns.' + struct.pack('<IIIII', 24, len(data), 3, 44100, 1) + data)
 put('au', 'gen-unknown-size.au', b'.snd' + struct.pack('>IIIII', 24, 0xFFFFFFFF, 3, 44100, 1) + data)
 
+# ---- FLAC: small streams written by libFLAC through libsndfile (when soundfile is installed) ----
+try:
+    import soundfile as _sf, io as _io
+    for ch, sub, n in [(1, 'PCM_16', 300), (2, 'PCM_16', 5000), (2, 'PCM_24', 700), (1, 'PCM_S8', 100), (3, 'PCM_16', 64)]:
+        _buf = _io.BytesIO()
+        _rng = random.Random(ch * 31 + n)
+        _data = [[(_rng.random() - 0.5) * (0.9 if i % 50 else 0.0) for _ in range(ch)] for i in range(n)]
+        _sf.write(_buf, _data, 44100, subtype=sub, format='FLAC')
+        put('flac', 'gen-%dch-%s-%d.flac' % (ch, sub, n), _buf.getvalue())
+except Exception as e:
+    print('no FLAC seeds (%s)' % e)
+
 # ---- Files on the machine (the corpus tests' sources) ----
 def target_for(head):
     magic = head[:4]
@@ -125,6 +137,7 @@ def target_for(head):
     if magic == b'FORM': return 'aiff'
     if magic == b'caff': return 'caf'
     if magic in (b'.snd', b'dns.'): return 'au'
+    if magic == b'fLaC': return 'flac'
     return None
 
 found = set()
