@@ -69,7 +69,17 @@ public final class FLACFileReader: @unchecked Sendable {
             info = header.info
             decoder = FLACFrameDecoder(info: header.info)
             var warnings: [String] = []
-            (frameStarts, frameOffsets) = FLACFileReader.index(bytes, from: header.audioOffset, decoder: decoder, warnings: &warnings)
+            var (starts, offsets) = FLACFileReader.index(bytes, from: header.audioOffset, decoder: decoder, warnings: &warnings)
+            // The last frame has no successor to confirm it: decode it once, and leave it out
+            // when it is cut short or damaged (a truncated download), so `frameCount` counts
+            // only frames that can be read.
+            while let last = offsets.last, last >= 0, (try? decoder.decodeFrame(bytes, at: last)) == nil {
+                starts.removeLast()
+                offsets.removeLast()
+                warnings.append("the last FLAC frame (at byte \(last)) is cut short or damaged; the frames before it are read")
+            }
+            while offsets.last.map({ $0 < 0 }) ?? false { starts.removeLast(); offsets.removeLast() }
+            (frameStarts, frameOffsets) = (starts, offsets)
             let lastBlock = frameStarts.isEmpty ? 0 : (try? decoder.frameHeader(bytes, at: frameOffsets.last!).blockSize) ?? 0
             var frames = (frameStarts.last ?? 0) + Int64(lastBlock)
             if let total = info.totalSamples {

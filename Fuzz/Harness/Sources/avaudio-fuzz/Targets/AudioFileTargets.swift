@@ -26,7 +26,7 @@ extension FuzzTarget {
     /// length may reach 8,192 frames per byte; reads stop after a million frames (a legitimately
     /// long stream is not a hang), then the seek checks run.
     static let flac = FuzzTarget(name: "flac", structure: nil) {
-        readAudioFile($0, fileExtension: "flac", framesPerByte: 8_192, readLimit: 1 << 20)
+        readAudioFile($0, fileExtension: "flac", framesPerByte: 8_192, readLimit: 1 << 20, damagedFramesThrow: true)
     }
 }
 
@@ -63,7 +63,11 @@ func expectReadableError(_ error: Error, _ what: String) {
     guard !ns.localizedDescription.isEmpty else { fuzzFailure("\(what) threw an error without a description: \(ns)") }
 }
 
-func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64 = 1, readLimit: Int64 = .max) {
+/// `damagedFramesThrow`: a compressed stream's frame is only known to be damaged when it is
+/// decoded, so a read may throw a readable AVFAudio error there (FLAC: by design, the frames after
+/// it stay readable); PCM readers must never throw once open.
+func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64 = 1, readLimit: Int64 = .max,
+                   damagedFramesThrow: Bool = false) {
     let url = scratchFile(bytes, fileExtension: fileExtension)
     let formats: [AVAudioCommonFormat] = [.pcmFormatFloat32, .pcmFormatFloat64, .pcmFormatInt16, .pcmFormatInt32]
     let common = formats[bytes.count & 3]
@@ -106,6 +110,7 @@ func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64
             }
         }
     } catch {
+        if damagedFramesThrow { expectReadableError(error, "read(into:)"); file.close(); return }
         // The file is on tmpfs and unchanged: a read error here means the reader and the length disagree.
         fuzzFailure("reading frame \(total) of \(length) threw \(error)")
     }
@@ -118,6 +123,7 @@ func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64
     do {
         try file.read(into: buffer)
     } catch {
+        if damagedFramesThrow { expectReadableError(error, "read(into:) after a seek"); file.close(); return }
         fuzzFailure("reading at frame \(middle) of \(length) threw \(error)")
     }
     let expected = min(Int64(capacity), length - middle)
