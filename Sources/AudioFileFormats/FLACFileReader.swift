@@ -145,7 +145,9 @@ public final class FLACFileReader: @unchecked Sendable {
         /// header follows it, or it ends the data.
         func confirmed(_ q: Int, _ h: FLACFrameHeader) -> Bool {
             if endsFrame(p, from: q, at: p.count) { return true }
-            let limit = min(p.count, q + max(info(decoder).maximumFrameSize, 0) + 16 + (info(decoder).maximumFrameSize == 0 ? 1 << 20 : 0))
+            // (the next header lies within STREAMINFO's largest frame size, or 1 MiB when unknown)
+            let largest = decoder.info.maximumFrameSize
+            let limit = min(p.count, q + (largest > 0 ? largest + 16 : 1 << 20))
             var r = q + 4
             while r + 2 <= limit {
                 if let n = header(at: r), n.variableBlockSize == h.variableBlockSize,
@@ -200,8 +202,6 @@ public final class FLACFileReader: @unchecked Sendable {
         return (starts, offsets)
     }
 
-    private static func info(_ decoder: FLACFrameDecoder) -> FLACStreamInfo { decoder.info }
-
     /// Whether the frame starting at `start` ends right before `end`: its last two bytes are the
     /// CRC-16 of the bytes before them.
     static func endsFrame(_ p: UnsafeBufferPointer<UInt8>, from start: Int, at end: Int) -> Bool {
@@ -254,9 +254,9 @@ public final class FLACFileReader: @unchecked Sendable {
                     let stride = channels * width
                     switch width {
                     case 1:
-                        for i in 0..<n { out.storeBytes(of: Int8(truncatingIfNeeded: s[i] << shift), as: Int8.self); out += stride; _ = i }
+                        for i in 0..<n { out.storeBytes(of: Int8(truncatingIfNeeded: s[i] << shift), as: Int8.self); out += stride }
                     case 2:
-                        for i in 0..<n { out.storeBytes(of: Int16(truncatingIfNeeded: s[i] << shift).littleEndian, toByteOffset: 0, as: Int16.self); out += stride; _ = i }
+                        for i in 0..<n { out.storeBytes(of: Int16(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int16.self); out += stride }
                     case 3:
                         for i in 0..<n {
                             let v = UInt32(truncatingIfNeeded: s[i] << shift)
@@ -266,7 +266,7 @@ public final class FLACFileReader: @unchecked Sendable {
                             out += stride
                         }
                     default:
-                        for i in 0..<n { out.storeBytes(of: Int32(truncatingIfNeeded: s[i] << shift).littleEndian, toByteOffset: 0, as: Int32.self); out += stride; _ = i }
+                        for i in 0..<n { out.storeBytes(of: Int32(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int32.self); out += stride }
                     }
                 }
                 done += n

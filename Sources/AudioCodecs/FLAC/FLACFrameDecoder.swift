@@ -267,13 +267,15 @@ public final class FLACFrameDecoder {
         }
     }
 
-    /// Fixed polynomial predictors of order 0…4: the residuals in `s[order...]` become samples.
+    /// Fixed polynomial predictors of order 0…4: the residuals in `s[order...]` become samples
+    /// (the caller checked `order <= n`).
     static func restoreFixed(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int) {
+        var i = order
         switch order {
-        case 1: for i in 1..<max(1, n) where i < n { s[i] &+= s[i - 1] }
-        case 2: for i in 2..<max(2, n) where i < n { s[i] &+= 2 &* s[i - 1] &- s[i - 2] }
-        case 3: for i in 3..<max(3, n) where i < n { s[i] &+= 3 &* s[i - 1] &- 3 &* s[i - 2] &+ s[i - 3] }
-        case 4: for i in 4..<max(4, n) where i < n { s[i] &+= 4 &* s[i - 1] &- 6 &* s[i - 2] &+ 4 &* s[i - 3] &- s[i - 4] }
+        case 1: while i < n { s[i] &+= s[i - 1]; i += 1 }
+        case 2: while i < n { s[i] &+= 2 &* s[i - 1] &- s[i - 2]; i += 1 }
+        case 3: while i < n { s[i] &+= 3 &* s[i - 1] &- 3 &* s[i - 2] &+ s[i - 3]; i += 1 }
+        case 4: while i < n { s[i] &+= 4 &* s[i - 1] &- 6 &* s[i - 2] &+ 4 &* s[i - 3] &- s[i - 4]; i += 1 }
         default: break
         }
     }
