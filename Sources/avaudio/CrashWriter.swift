@@ -42,6 +42,8 @@ struct CrashWriter: ParsableCommand {
     }
 
     func write() throws {
+        // A file size limit (`ulimit -f`) then fails write(2) with EFBIG instead of killing us.
+        signal(SIGXFSZ, SIG_IGN)
         let fileType: Any
         switch container {
         case "wav": fileType = kAudioFileWAVEType
