@@ -16,7 +16,7 @@ A file the kill prevented from being created at all is counted apart ("not creat
                                  [--formats wav16,wav24,wav32,aiff16,...] [--json OUT]
 Exit status 0 when every trial passed.
 """
-import argparse, json, os, random, signal, subprocess, sys, tempfile, time
+import argparse, json, os, random, select, signal, subprocess, sys, tempfile, time
 
 import numpy as np
 import soundfile as sf
@@ -42,9 +42,21 @@ def trial(avaudio, fmt, chunk, max_ms, directory, rng):
     path = os.path.join(directory, f"{fmt}-{rng.randrange(1 << 30)}.{container}")
     child = subprocess.Popen([avaudio, "_crash-writer", "write", path, "--container", container, "--bits", str(bits),
                               "--chunk", str(chunk)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    time.sleep(rng.uniform(0, max_ms) / 1000)
+    early = rng.random() < 0.1
+    head = b""
+    if early:
+        time.sleep(rng.uniform(0, 20) / 1000)
+    else:
+        # wait (at most 10 s) for "R": the file exists; then a random moment of the writing
+        deadline = time.time() + 10
+        while time.time() < deadline and b"R\n" not in head:
+            ready, _, _ = select.select([child.stdout], [], [], 0.05)
+            if ready:
+                head += os.read(child.stdout.fileno(), 65536)
+        time.sleep(rng.uniform(0, max_ms) / 1000)
     child.send_signal(signal.SIGKILL)
     out, _ = child.communicate()
+    out = head + out
     written = 0
     for line in out.decode().splitlines():
         if line.startswith("W "):

@@ -3,7 +3,8 @@
 //
 //     avaudio _crash-writer write OUT --container wav --bits 16 [--chunk 4096] [--frames N]
 //         writes a deterministic stereo signal with AVAudioFile, `--chunk` frames per
-//         `write(from:)`, and prints "W <total frames>" (flushed) after each write returns; it
+//         `write(from:)`, and prints "R" once the file is created, then "W <total frames>" (flushed)
+//         after each write returns; it
 //         runs until killed (or N frames).
 //     avaudio _crash-writer verify FILE --frames F [--bits 16]
 //         opens FILE with AVAudioFile(forReading:), checks it holds at least F frames and that
@@ -60,6 +61,8 @@ struct CrashWriter: ParsableCommand {
         if container == "aiff" { settings[AVLinearPCMIsFloatKey] = false }
         let file = try AVAudioFile(forWriting: URL(fileURLWithPath: path), settings: settings, commonFormat: .pcmFormatFloat32, interleaved: false)
         let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(chunk))!
+        print("R")   // the file exists, with its header
+        fflush(stdout)
         var total = 0
         while frames == 0 || total < frames {
             let n = frames == 0 ? chunk : min(chunk, frames - total)
