@@ -100,6 +100,7 @@ public final class FeedbackDelayProcessor {
     public func reset() {
         EffectMemory.zero(lines, count: pairs * 2 * lineLength)
         EffectMemory.zero(lpState, count: pairs * 2)
+        streamPosition = 0
     }
 
     public var latencyFrames: Int { 0 }
@@ -119,15 +120,39 @@ public final class FeedbackDelayProcessor {
 
     public func process(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
                           channels: Int, frames: Int) {
+        // In parts that end on a fixed grid of the stream (every `flushGrid` frames since the last
+        // reset), where tiny low-pass state is flushed to zero: flushing at the ends of the
+        // caller's chunks instead made the output depend, far below audibility (~1e-31), on how
+        // the stream was chunked (found by SoakTests).
         let channels = min(channels, channelCapacity)
+        var done = 0
+        while done < frames {
+            let n = min(frames - done, FeedbackDelayProcessor.flushGrid - streamPosition % FeedbackDelayProcessor.flushGrid)
+            processPart(input: input, output: output, channels: channels, offset: done, frames: n)
+            done += n
+            streamPosition += n
+            if streamPosition % FeedbackDelayProcessor.flushGrid == 0 {
+                var pair = 0
+                while 2 * pair < channels { flush(pair); pair += 1 }
+            }
+        }
+    }
+
+    /// Frames between the points where tiny low-pass state is flushed.
+    static let flushGrid = 256
+    /// Frames processed since the last reset (the flush grid's origin).
+    private var streamPosition = 0
+
+    private func processPart(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
+                             channels: Int, offset: Int, frames: Int) {
         let gliding = isGliding
         var c = 0
         while c < channels {
             let pair = c / 2
             let stereo = c + 1 < channels
-            let inA = UnsafePointer(input[c]), outA = output[c]
-            let inB = stereo ? UnsafePointer(input[c + 1]) : UnsafePointer(input[c])
-            let outB = stereo ? output[c + 1] : spare
+            let inA = UnsafePointer(input[c] + offset), outA = output[c] + offset
+            let inB = stereo ? UnsafePointer(input[c + 1] + offset) : UnsafePointer(input[c] + offset)
+            let outB = stereo ? output[c + 1] + offset : spare
             if gliding {
                 runGliding(pair: pair, inA, inB, outA, outB, frames)
             } else {
@@ -198,7 +223,6 @@ public final class FeedbackDelayProcessor {
             }
         }
         lpState[2 * pair] = r1; lpState[2 * pair + 1] = e1
-        flush(pair)
     }
 
     /// Gliding parameters: every sample reads its own delay, feedback, mix and low-pass.
@@ -224,7 +248,6 @@ public final class FeedbackDelayProcessor {
             w = (w + 1) & mask
         }
         lpState[2 * pair] = r1; lpState[2 * pair + 1] = e1
-        flush(pair)
     }
 
     /// Low-pass state that can only decay into subnormals (slow on x86) is set to zero.
