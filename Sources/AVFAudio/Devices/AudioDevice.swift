@@ -30,7 +30,7 @@ enum AudioDeviceRegistry {
             // An active AVAudioSession's preferences (rate, IO buffer duration, channels, input)
             // apply to the devices of its backend (Session/AVAudioSession+Devices.swift).
             SessionDevicePreferences.apply(to: &request, selection: &selection)
-            if input, let device = try? AudioDevices.open(selection, request: request) { return device }
+            if input, let device = try? AudioDevices.open(selection, request: request) { return InputMutingDevice.wrap(device) }
             request.direction = .output
             return try AudioDevices.open(selection, request: request)
         } catch let error as AudioDeviceError {
