@@ -5,7 +5,9 @@
 // Threading (Apple: the delegate is told on the main thread): the player calls its delegate on
 // the main queue (`DispatchQueue.main`), never while holding an internal lock. A command-line
 // program must let the main queue run (`dispatchMain()`, `RunLoop.main.run(until:)` or an async
-// `main`) to hear from its delegate.
+// `main`) to hear from its delegate. (On Linux, `dispatchMain()` lets the main thread exit and
+// services the main queue from a worker thread, so `Thread.isMainThread` can be false in a
+// delegate method although it runs on the main queue, serialised with all other main-queue work.)
 import Foundation
 
 /// The methods an audio player's delegate may implement (all optional).
