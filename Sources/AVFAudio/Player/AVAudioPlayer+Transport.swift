@@ -137,15 +137,31 @@ extension AVAudioPlayer {
         let start = index == 0 ? anchorFrame : 0
         stateLock.unlock()
         let frames = AVAudioFrameCount(clamping: file.length - start)
+        // With the time-pitch unit, the last frames are still inside it when the player has
+        // played them back: a silent tail flushes them, and its playback ends the sound.
+        let tail = isLast && timePitch != nil ? silentTail() : nil
         player.scheduleSegment(file, startingFrame: start, frameCount: frames, at: nil,
-                               completionCallbackType: isLast ? .dataPlayedBack : .dataConsumed) { [weak self, weak player] _ in
+                               completionCallbackType: isLast && tail == nil ? .dataPlayedBack : .dataConsumed) { [weak self, weak player] _ in
             guard let self, let player else { return }
             if isLast {
-                self.segmentsDidFinish(generation: g)
+                if tail == nil { self.segmentsDidFinish(generation: g) }
             } else {
                 self.scheduleNextSegment(player: player, generation: g)
             }
         }
+        if let tail {
+            player.scheduleBuffer(tail, completionCallbackType: .dataPlayedBack) { [weak self] _ in
+                self?.segmentsDidFinish(generation: g)
+            }
+        }
+    }
+
+    /// Silence long enough to push the time-pitch unit's analysis window out (0.25 s of input).
+    private func silentTail() -> AVAudioPCMBuffer? {
+        let format = file.processingFormat
+        guard let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(format.sampleRate / 4)) else { return nil }
+        buffer.frameLength = buffer.frameCapacity   // (a new buffer holds zeros)
+        return buffer
     }
 
     /// The last segment has been played back: the player stops, rewinds to 0 and tells its delegate.
