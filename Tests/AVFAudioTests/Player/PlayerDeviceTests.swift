@@ -248,4 +248,42 @@ struct PlayerDeviceTests {
         // (read after more than five time constants of the 300 ms average: within 0.03 dB of it).
         #expect(abs(average - (-12.04)) < 0.15, "recorder average power \(average) dBFS")
     }
+
+    @Test("`avaudio record` killed with SIGKILL mid-recording leaves a valid file holding the tone it captured (WAV and CAF)",
+          .enabled(if: DeviceComponents.pulse && AvaudioTool.url != nil, "pulseaudio or the avaudio executable is missing"))
+    func killedRecorderLeavesValidFile() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5))
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        player.numberOfLoops = -1
+        #expect(player.play())
+        defer { player.stop() }
+        for name in ["killed.wav", "killed.caf"] {
+            let output = dir.appendingPathComponent(name)
+            let child = try ChildProcess(AvaudioTool.url!.path, ["record", output.path, "--device", "pulse::nullsink.monitor@\(server.server)",
+                                                               "--channels", "2", "--rate", "48000", "--bits", "24", "--no-meter"],
+                                         environment: server.clientEnvironment)
+            // Wait until it has written a second of audio, then kill it without warning.
+            _ = waitUntil(10) { ((try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0) > 48_000 * 6 }
+            usleep(300_000)
+            kill(child.pid, SIGKILL)
+            child.stop()
+            let file = try AVAudioFile(forReading: output)
+            #expect(file.fileFormat.sampleRate == 48_000 && file.fileFormat.channelCount == 2)
+            #expect(file.length > 48_000, "\(name): only \(file.length) frames readable after SIGKILL")
+            // Every frame the header counts is there, and the tone is in them.
+            let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+            #expect(Int(file.length) * 6 <= size, "\(name): the header counts more frames than the file holds")
+            let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+            try file.read(into: buffer)
+            let env = envelope(Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))))
+            let region = try #require(soundRegion(env))
+            #expect(abs(steadyAmplitude(env, region) - 0.3536) < 0.01, "\(name): recorded level \(steadyAmplitude(env, region))")
+        }
+    }
 }
