@@ -57,7 +57,7 @@ extension AVAudioPlayer {
             configurationObserver = nil
         }
         let engine = AVAudioEngine()
-        try? engine._setAudioDevice(device)
+        try? engine._setAudioDevice(device ?? AVAudioSession.sharedInstance().playbackSelector)
         let player = AVAudioPlayerNode()
         engine.attach(player)
         let format = file.processingFormat

@@ -182,7 +182,7 @@ open class AVAudioPlayer: NSObject {
 
     /// The output device's identifier (macOS API): here a device selector as `AVAUDIO_BACKEND`
     /// takes (`pulse`, `pulse:SINK`, `alsa:hw:0`, `null`; `AVAudioSessionPortDescription.uid`
-    /// values are such selectors), or nil for the default device. Takes effect at the next `play()`
+    /// values are such selectors), or nil for the default device (the one the audio session describes). Takes effect at the next `play()`
     /// (a playing player restarts on the new device).
     open var currentDevice: String? {
         get { stateLock.lock(); defer { stateLock.unlock() }; return _currentDevice }
@@ -195,7 +195,7 @@ open class AVAudioPlayer: NSObject {
             guard let engine else { return }
             if wasPlaying { pauseLocked() }
             engine.stop()
-            try? engine._setAudioDevice(newValue)
+            try? engine._setAudioDevice(newValue ?? AVAudioSession.sharedInstance().playbackSelector)
             if wasPlaying { _ = startLocked(at: nil) }
         }
     }
