@@ -99,6 +99,8 @@ extension AVAudioPlayer {
         do {
             try engine.start()
         } catch {
+            // (play() answers with a Bool, as on Apple platforms; say why on stderr)
+            FileHandle.standardError.write(Data("AVAudioPlayer: play() failed: \((error as NSError).localizedDescription)\n".utf8))
             return false
         }
         scheduleFromAnchor(player: player)
@@ -112,7 +114,22 @@ extension AVAudioPlayer {
             player.play()
         }
         stateLock.lock(); state = .playing; stateLock.unlock()
+        startPositionSampler()
         return true
+    }
+
+    /// While playing, samples the position ten times a second, so that it survives the engine
+    /// stopping under the player (a device that goes away loses its render times).
+    func startPositionSampler() {
+        positionSampler?.cancel()
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue.global(qos: .utility))
+        timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100), leeway: .milliseconds(20))
+        timer.setEventHandler { [weak self] in
+            guard let self, self.isPlaying else { timer.cancel(); return }
+            _ = self.currentFrameAndLoops()
+        }
+        positionSampler = timer
+        timer.resume()
     }
 
     /// Schedules the first two segments of a new generation from `anchorFrame`.
@@ -234,10 +251,22 @@ extension AVAudioPlayer {
         let playing = state == .playing
         let anchor = anchorFrame
         let loops = loopsAfterAnchor
+        let g = generation
+        let cached = lastKnownPlayed
         stateLock.unlock()
-        guard playing, let player = playerNode, let now = player.lastRenderTime,
-              let playerTime = player.playerTime(forNodeTime: now) else { return (anchor, loops) }
-        let played = max(0, playerTime.sampleTime)
+        guard playing else { return (anchor, loops) }
+        var played: Int64
+        if let player = playerNode, let now = player.lastRenderTime, let playerTime = player.playerTime(forNodeTime: now) {
+            played = max(0, playerTime.sampleTime)
+            stateLock.lock()
+            if generation == g { lastKnownPlayed = (g, played) }
+            stateLock.unlock()
+        } else if cached.generation == g {
+            // The engine stopped under us (the device went away): the last position sampled.
+            played = cached.frames
+        } else {
+            return (anchor, loops)
+        }
         var total = anchor + played
         if loops >= 0 { total = min(total, length * Int64(loops + 1) - 1) }
         let passes = Int(total / length)

@@ -90,6 +90,7 @@ open class AVAudioPlayer: NSObject {
 
     deinit {
         fadeTimer?.cancel()
+        positionSampler?.cancel()
         if let token = configurationObserver { NotificationCenter.default.removeObserver(token) }
         engine?.stop()
         if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
@@ -149,6 +150,9 @@ open class AVAudioPlayer: NSObject {
     var graphHasRate = false
     var configurationObserver: NSObjectProtocol?
     var fadeTimer: DispatchSourceTimer?
+    var positionSampler: DispatchSourceTimer?
+    /// The player node's frames played at the last sample, for generation `generation`.
+    var lastKnownPlayed: (generation: Int, frames: Int64) = (-1, 0)
     lazy var meter = AudioLevelMeter(channels: numberOfChannels)
 
     var length: Int64 { max(1, file.length) }

@@ -27,6 +27,21 @@ extension AVAudioRecorder {
             engine.connect(engine.inputNode, to: engine.mainMixerNode, format: nil)
             engine.mainMixerNode.outputVolume = 0
             self.engine = engine
+            // The input device went away (unplugged, server gone): the engine has stopped. The
+            // recording pauses (the file keeps every frame so far) and the delegate hears of an
+            // interruption; `record()` resumes on the device that is there then.
+            configurationObserver = NotificationCenter.default.addObserver(forName: .AVAudioEngineConfigurationChange, object: engine, queue: nil) {
+                [weak self] _ in
+                guard let self else { return }
+                self.controlQueue.async {
+                    self.stateLock.lock()
+                    let wasRecording = self.state == .recording
+                    if wasRecording { self.state = .paused }
+                    self.stateLock.unlock()
+                    guard wasRecording else { return }
+                    DispatchQueue.main.async { self.delegate?.audioRecorderBeginInterruption(self) }
+                }
+            }
         }
         stateLock.lock()
         if state == .stopped { state = .prepared }

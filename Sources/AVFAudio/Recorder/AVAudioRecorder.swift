@@ -43,6 +43,7 @@ open class AVAudioRecorder: NSObject {
     }
 
     deinit {
+        if let configurationObserver { NotificationCenter.default.removeObserver(configurationObserver) }
         if let engine { engine.stop() }
         file?.close()
     }
@@ -143,6 +144,7 @@ open class AVAudioRecorder: NSObject {
     var startHostTime: UInt64 = 0
     var generation = 0
     var tapInstalled = false
+    var configurationObserver: NSObjectProtocol?
     var selector: String?
     var _channelAssignments: [AVAudioSessionChannelDescription]?
     var _meteringEnabled = false

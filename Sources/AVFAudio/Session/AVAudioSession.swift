@@ -49,6 +49,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     var _prefersNoInterruptions = false
     var _supportsMultichannel = false
     var _prefersEchoCancelledInput = false
+    var _prefersInterruptionOnRouteDisconnect = false
     var _aggregatedIO = IOType.notApplicable
     var _outputOverride = PortOverride.none
     /// The device-layer selection the session describes (`_setDeviceSelector`; default `AVAUDIO_BACKEND`/automatic).
@@ -140,6 +141,8 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     /// No Linux device cancels echo in hardware for the session.
     open var isEchoCancelledInputEnabled: Bool { false }
     open var isEchoCancelledInputAvailable: Bool { false }
+    open func setPrefersInterruptionOnRouteDisconnect(_ inValue: Bool) throws { lock.lock(); _prefersInterruptionOnRouteDisconnect = inValue; lock.unlock() }
+    open var prefersInterruptionOnRouteDisconnect: Bool { lock.lock(); defer { lock.unlock() }; return _prefersInterruptionOnRouteDisconnect }
     open func setAggregatedIOPreference(_ inIOType: IOType) throws { lock.lock(); _aggregatedIO = inIOType; lock.unlock() }
     /// Spatial rendering does not exist here.
     open var renderingMode: RenderingMode { .notApplicable }

@@ -286,4 +286,40 @@ struct PlayerDeviceTests {
             #expect(abs(steadyAmplitude(env, region) - 0.3536) < 0.01, "\(name): recorded level \(steadyAmplitude(env, region))")
         }
     }
+
+    @Test("The sound server dies mid-playback and mid-recording: the player pauses (position kept) and the recorder pauses (file valid), each delegate hears of an interruption once on the main queue; both resume once the server is back",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func serverDiesMidPlayback() throws {
+        let server = try PrivatePulseServer()
+        var restarted: PrivatePulseServer?
+        defer { restarted?.stop(); server.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 10, amplitude: 0.5))
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        let playerDelegate = RecordingDelegate()
+        player.delegate = playerDelegate
+        let output = dir.appendingPathComponent("take.wav")
+        let recorder = try AVAudioRecorder(url: output, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2])
+        recorder._deviceSelector = "pulse::nullsink.monitor@\(server.server)"
+        let recorderDelegate = RecordingDelegate()
+        recorder.delegate = recorderDelegate
+        #expect(player.play())
+        #expect(recorder.record())
+        #expect(waitUntil(10) { player.currentTime > 0.3 && recorder.currentTime > 0.3 }, "playback or recording did not get going")
+        server.crash()
+        #expect(waitUntil(10) { !player.isPlaying && !recorder.isRecording }, "the player or the recorder still runs after the server died")
+        #expect(waitUntil(5) { !playerDelegate.calls.isEmpty && !recorderDelegate.calls.isEmpty })
+        #expect(playerDelegate.calls.map(\.name) == ["beginInterruption"] && playerDelegate.calls.first?.onMainThread == true)
+        #expect(recorderDelegate.calls.map(\.name) == ["recorderBeginInterruption"] && recorderDelegate.calls.first?.onMainThread == true)
+        let position = player.currentTime
+        #expect(position > 0.2, "the position was lost: \(position)")
+        #expect(try AVAudioFile(forReading: output).length > 0, "the recording so far must stay readable")
+        restarted = try PrivatePulseServer(directory: server.directory)
+        #expect(player.play(), "play() after the server came back")
+        #expect(recorder.record(), "record() after the server came back")
+        #expect(waitUntil(10) { player.currentTime > position + 0.2 })
+        player.stop()
+        recorder.stop()
+    }
 }

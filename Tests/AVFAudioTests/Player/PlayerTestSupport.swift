@@ -70,5 +70,6 @@ final class RecordingDelegate: NSObject, AVAudioPlayerDelegate, AVAudioRecorderD
     func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool) { record("didFinishPlaying", flag) }
     func audioPlayerBeginInterruption(_ player: AVAudioPlayer) { record("beginInterruption", true) }
     func audioRecorderDidFinishRecording(_ recorder: AVAudioRecorder, successfully flag: Bool) { record("didFinishRecording", flag) }
+    func audioRecorderBeginInterruption(_ recorder: AVAudioRecorder) { record("recorderBeginInterruption", true) }
     func audioRecorderEncodeErrorDidOccur(_ recorder: AVAudioRecorder, error: Error?) { record("encodeError", false) }
 }
