@@ -187,4 +187,32 @@ struct AVAudioPlayerTests {
         // Peak fall-back after the signal stops: silence is fed no more, so the values hold.
         #expect(player.averagePower(forChannel: 5) == -160, "a channel the file lacks reads −160")
     }
+
+    @Test("A FLAC file (encoded by ffmpeg) plays: its duration, channels and level through the meter, then the delegate",
+          .enabled(if: DeviceComponents.executable("ffmpeg") != nil, "ffmpeg is not installed"))
+    func playsFLAC() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 2.5, rate: 44_100, channels: 2, amplitude: 0.5,
+                                           settings: [AVLinearPCMBitDepthKey: 16, AVLinearPCMIsFloatKey: false])
+        let flac = dir.appendingPathComponent("tone.flac")
+        let ffmpeg = try ChildProcess(DeviceComponents.executable("ffmpeg")!, ["-loglevel", "error", "-y", "-i", wav.path, "-c:a", "flac", flac.path],
+                                      environment: ProcessInfo.processInfo.environment)
+        #expect(waitUntil(30) { !ffmpeg.isRunning })
+        let player = try AVAudioPlayer(contentsOf: flac)
+        #expect(player.format.streamDescription.pointee.mFormatID == kAudioFormatFLAC, "the file format is FLAC, as on Apple platforms")
+        #expect(abs(player.duration - 2.5) < 1e-6 && player.numberOfChannels == 2)
+        player.currentDevice = "null"
+        player.isMeteringEnabled = true
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.play())
+        usleep(1_900_000)
+        player.updateMeters()
+        // 16-bit samples of a 0.5 sine: −9.03 dBFS average, −6.02 dBFS peak (within the quantisation).
+        #expect(abs(player.averagePower(forChannel: 1) - (-9.031)) < 0.1, "\(player.averagePower(forChannel: 1))")
+        #expect(abs(player.peakPower(forChannel: 0) - (-6.021)) < 0.05, "\(player.peakPower(forChannel: 0))")
+        #expect(waitUntil(5) { !delegate.calls.isEmpty })
+        #expect(delegate.calls.first?.flag == true)
+    }
 }
