@@ -215,4 +215,37 @@ struct AVAudioPlayerTests {
         #expect(waitUntil(5) { !delegate.calls.isEmpty })
         #expect(delegate.calls.first?.flag == true)
     }
+
+    @Test("Meter ballistics: after a tone stops, the peak falls 20 dB per 1.7 s and the average decays with its 300 ms time constant")
+    func meterBallistics() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 1 s of a 0.5 sine, then 2 s of silence.
+        let url = dir.appendingPathComponent("burst.wav")
+        let file = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 1,
+                                                                AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true])
+        let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 144_000)!
+        buffer.frameLength = 144_000
+        for i in 0..<48_000 { buffer.floatChannelData![0][i] = 0.5 * Float(sin(2 * Double.pi * 1_000 * Double(i) / 48_000)) }
+        try file.write(from: buffer)
+        file.close()
+        let player = try AVAudioPlayer(contentsOf: url)
+        player.currentDevice = "null"
+        player.isMeteringEnabled = true
+        #expect(player.play())
+        #expect(waitUntil(5) { player.currentTime > 1.8 })
+        usleep(100_000)
+        player.updateMeters()
+        let position = player.currentTime
+        let peak = Double(player.peakPower(forChannel: 0)), average = Double(player.averagePower(forChannel: 0))
+        player.stop()
+        // The meter runs behind the position by the tap's blocks (512 frames) and the dispatcher
+        // hand-off: allow ±60 ms of audio time, ±0.7 dB of peak and ±0.9 dB of average.
+        let silence = position - 1
+        let expectedPeak = -6.021 - 20 / 1.7 * silence
+        // Mean square of a sine settled for 1 s (within 0.16 %), then exp(−t/τ):
+        let expectedAverage = -9.031 + 10 * log10(exp(-silence / 0.3))
+        #expect(abs(peak - expectedPeak) < 0.7, "peak \(peak) dBFS \(silence) s into the silence; expected \(expectedPeak)")
+        #expect(abs(average - expectedAverage) < 0.9, "average \(average) dBFS \(silence) s into the silence; expected \(expectedAverage)")
+    }
 }
