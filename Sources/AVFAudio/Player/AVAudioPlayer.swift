@@ -48,6 +48,7 @@ open class AVAudioPlayer: NSObject {
         self.data = nil
         self.file = try AVAudioPlayer.openFile(url)
         self.temporaryDirectory = nil
+        self.meter = AudioLevelMeter(channels: Int(file.fileFormat.channelCount))
         super.init()
     }
 
@@ -73,6 +74,7 @@ open class AVAudioPlayer: NSObject {
         self.url = nil
         self.data = data
         self.temporaryDirectory = directory
+        self.meter = AudioLevelMeter(channels: Int(file.fileFormat.channelCount))
         super.init()
     }
 
@@ -153,7 +155,7 @@ open class AVAudioPlayer: NSObject {
     var positionSampler: DispatchSourceTimer?
     /// The player node's frames played at the last sample, for generation `generation`.
     var lastKnownPlayed: (generation: Int, frames: Int64) = (-1, 0)
-    lazy var meter = AudioLevelMeter(channels: numberOfChannels)
+    let meter: AudioLevelMeter
 
     var length: Int64 { max(1, file.length) }
 
