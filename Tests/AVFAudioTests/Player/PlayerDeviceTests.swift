@@ -323,4 +323,45 @@ struct PlayerDeviceTests {
         player.stop()
         recorder.stop()
     }
+
+    @Test("Eight players at once (a game's sound effects): every tone arrives at the sink at its own level",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func eightPlayersAtOnce() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let frequencies = [300.0, 500, 700, 1_100, 1_300, 1_700, 1_900, 2_300]
+        let monitor = try MonitorRecording(server)
+        var players: [AVAudioPlayer] = []
+        for (k, f) in frequencies.enumerated() {
+            let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("t\(k).wav"), seconds: 2, frequency: f, amplitude: 0.1))
+            player.currentDevice = "pulse:nullsink@\(server.server)"
+            player.pan = -1
+            players.append(player)
+        }
+        let start = players[0].deviceCurrentTime + 0.3
+        for player in players { #expect(player.play(atTime: start)) }
+        #expect(waitUntil(10) { players.allSatisfy { !$0.isPlaying } }, "the players did not finish")
+        usleep(200_000)
+        let (l, _) = try monitor.finish()
+        let env = envelope(l)
+        let region = try #require(soundRegion(env, threshold: 0.05))
+        // The steady middle second: each tone's amplitude by a single-bin DFT (Goertzel) over 0.5 s.
+        let a = (region.first + region.last) / 2 * 480 - 12_000
+        for f in frequencies {
+            var re = 0.0, im = 0.0
+            for i in 0..<24_000 {
+                let phase = 2 * Double.pi * f * Double(i) / 48_000
+                re += Double(l[a + i]) * cos(phase)
+                im -= Double(l[a + i]) * sin(phase)
+            }
+            let amplitude = 2 * (re * re + im * im).squareRoot() / 24_000
+            #expect(abs(amplitude - 0.1) < 0.003, "the \(f) Hz player arrived at \(amplitude)")
+        }
+        let seconds = Double(region.last - region.first + 1) * 0.01
+        #expect(abs(seconds - 2) < 0.06, "the players started together and sounded for \(seconds) s")
+    }
 }
