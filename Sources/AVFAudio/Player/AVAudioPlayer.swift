@@ -18,7 +18,16 @@
 // frame the current scheduling started from (play, seek, resume). Loops are scheduled one
 // segment ahead: each segment's `.dataConsumed` completion schedules the one after next, the last
 // uses `.dataPlayedBack`, which finishes the player and tells the delegate. A generation counter
-// makes completions of segments dropped by a seek, pause or stop do nothing.
+// makes completions of segments dropped by a seek, pause or stop do nothing. With the time-pitch
+// unit in the chain, a short silent buffer follows the last segment, so that the unit's window is
+// flushed before the player finishes (else the last ~70 ms at rate 2 would be cut). A 10 Hz
+// sampler keeps the last known position while playing, so that it survives the engine stopping
+// under the player (an output device that goes away: the player pauses there and its delegate
+// hears `audioPlayerBeginInterruption`).
+//
+// Cost, measured with 16 players playing on the null device (debug build): about 2 threads per
+// playing player (its engine's device thread and event dispatcher) and 1.1 MB of memory (mostly
+// the file segment's 2 s read-ahead ring); a stopped player holds no thread.
 //
 // `deviceCurrentTime` is the host clock in seconds (CLOCK_MONOTONIC, the engine's host time), the
 // same clock for every player, so `play(atTime: other.deviceCurrentTime + 0.5)` starts several
