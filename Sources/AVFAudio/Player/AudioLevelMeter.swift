@@ -6,7 +6,9 @@
 // `updateMeters()` must be called to refresh them (AVAudioPlayer/AVAudioRecorder reference pages,
 // averagePower(forChannel:) and peakPower(forChannel:)). Apple does not publish the meters'
 // ballistics (integration and decay times); the classes are built on Audio Queue level metering
-// (`kAudioQueueProperty_CurrentLevelMeterDB`), whose behaviour is not documented either. So the
+// (`kAudioQueueProperty_CurrentLevelMeterDB`), whose behaviour is not documented either; what
+// developers report is only that its values are smoothed across buffers rather than computed per
+// buffer (a per-buffer RMS does not reproduce them: Stack Overflow question 14320698). So the
 // ballistics here are this implementation's choice, taken from the broadcast metering standards
 // and stated so that a test can check them:
 //
