@@ -179,7 +179,7 @@ struct AVAudioSessionTests {
         #expect(peak2 > 0.3, "unmuted input recorded a peak of \(peak2)")
     }
 
-    @Test("Route changes when the null sink is unloaded (oldDeviceUnavailable, previous route given) and loaded again (newDeviceAvailable); interruptions when the server dies (began) and returns (ended, shouldResume)",
+    @Test("Route changes when the null sink is unloaded (oldDeviceUnavailable, previous route given) and loaded again (newDeviceAvailable), the default switched (routeConfigurationChange); interruptions when the server dies (began) and returns (ended, shouldResume)",
           .enabled(if: DeviceComponents.pulse && DeviceComponents.executable("pactl") != nil, "pulseaudio or pactl is not installed"))
     func routeChangesAndInterruptions() throws {
         let server = try PrivatePulseServer()
@@ -210,6 +210,15 @@ struct AVAudioSessionTests {
         try pactl(["load-module", "module-null-sink", "sink_name=nullsink", "rate=48000", "channels=2", "sink_properties=device.description=NullSink"])
         #expect(waitUntil(5) { routes.items.contains { reason($0) == .newDeviceAvailable } }, "no route change after loading the sink")
         #expect(waitUntil(2) { session.currentRoute.outputs.first?.portName == "NullSink" })
+
+        // The default output switched to another device that was already there.
+        try pactl(["load-module", "module-null-sink", "sink_name=other", "sink_properties=device.description=Other"])
+        usleep(700_000)
+        let before = routes.items.count
+        try pactl(["set-default-sink", "other"])
+        #expect(waitUntil(5) { routes.items.count > before && reason(routes.items.last!) == .routeConfigurationChange },
+                "no routeConfigurationChange after switching the default sink: \(routes.items.map { reason($0).map { "\($0)" } ?? "?" })")
+        #expect(session.currentRoute.outputs.first?.portName == "Other")
 
         server.crash()
         #expect(waitUntil(5) { interruptions.items.count >= 1 }, "no interruption when the server died")
