@@ -73,3 +73,15 @@ final class RecordingDelegate: NSObject, AVAudioPlayerDelegate, AVAudioRecorderD
     func audioRecorderBeginInterruption(_ recorder: AVAudioRecorder) { record("recorderBeginInterruption", true) }
     func audioRecorderEncodeErrorDidOccur(_ recorder: AVAudioRecorder, error: Error?) { record("encodeError", false) }
 }
+
+/// `AVAudioApplication.setInputMuted(true)` zeroes every capture device of the process, and the
+/// test suites run in one process, in parallel: a test that mutes holds this lock for as long as
+/// the input is muted, and a test that checks captured audio (AVAudioRecorder or the engine's
+/// input node on a real device) holds it while capturing.
+enum InputMuteTestLock {
+    static let lock = NSLock()
+    static func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock(); defer { lock.unlock() }
+        return try body()
+    }
+}

@@ -76,6 +76,8 @@ struct AVAudioSessionTests {
 
     @Test("AVAudioApplication.setInputMuted posts inputMuteStateChangeNotification with muteStateKey; a refusing handler keeps the state")
     func inputMute() throws {
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
         let app = AVAudioApplication.shared
         let log = NotificationLog(AVAudioApplication.inputMuteStateChangeNotification)
         try app.setInputMuted(true)
@@ -154,6 +156,8 @@ struct AVAudioSessionTests {
         player.numberOfLoops = -1
         #expect(player.play(), "a player with no device of its own plays on the session's server")
         defer { player.stop() }
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
         try AVAudioApplication.shared.setInputMuted(true)
         defer { try? AVAudioApplication.shared.setInputMuted(false) }
         let url = dir.appendingPathComponent("muted.wav")
