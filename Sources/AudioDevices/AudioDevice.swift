@@ -66,6 +66,9 @@ public struct AudioDeviceInfo: Sendable, Equatable, CustomStringConvertible {
     public var nominalSampleRate: Double
     public var isDefaultOutput: Bool
     public var isDefaultInput: Bool
+    /// The device's volume as the sound server reports it (PulseAudio: the average of its channel
+    /// volumes, 1 = 100 %); nil when the backend has none.
+    public var volume: Double?
 
     public init(backend: String, id: String, name: String, outputChannels: Int, inputChannels: Int, sampleRates: [Double],
                 nominalSampleRate: Double, isDefaultOutput: Bool, isDefaultInput: Bool) {

@@ -4,7 +4,8 @@
 //     avaudio convert song.wav song.caf --bits 24
 //     avaudio demo
 //     avaudio devices [--json]
-//     avaudio play song.wav --device pulse
+//     avaudio play song.wav --device pulse --loops 1 --fade 2
+//     avaudio record take.wav --duration 10
 //
 // Each subcommand lives in its own file (Info.swift, Convert.swift, Demo.swift); shared helpers
 // are in Support.swift.
@@ -22,6 +23,6 @@ struct AvaudioCommand: ParsableCommand {
             (AVAudioFile, AVAudioFormat, AVAudioPCMBuffer).
             """,
         version: "avaudio \(version) (OpenAVFAudio)",
-        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self, CrashWriter.self]
+        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self, Record.self, CrashWriter.self]
     )
 }

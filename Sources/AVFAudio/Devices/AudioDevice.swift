@@ -10,6 +10,8 @@
 //      card, else the null device (so the test suite and headless machines behave as before).
 //      `.ci/run` sets `AVAUDIO_BACKEND=null` so that the suite stays deterministic even on a
 //      desktop; the device tests choose their devices explicitly.
+// While an AVAudioSession is active, its preferences (sample rate, period, channel counts,
+// preferred input) are applied to the request for devices of the session's backend.
 import AudioDevices
 
 enum AudioDeviceRegistry {
@@ -23,9 +25,12 @@ enum AudioDeviceRegistry {
                                 "AVAudioEngine could not start: no audio output device is available (OPENAVFAUDIO_DEVICE=none)")
         }
         do {
-            let selection = try selector.map(AudioDeviceSelection.init(parsing:)) ?? AudioDeviceSelection.fromEnvironment()
+            var selection = try selector.map(AudioDeviceSelection.init(parsing:)) ?? AudioDeviceSelection.fromEnvironment()
             var request = AudioDeviceRequest(direction: input ? .duplex : .output, periodFrames: periodFrames)
-            if input, let device = try? AudioDevices.open(selection, request: request) { return device }
+            // An active AVAudioSession's preferences (rate, IO buffer duration, channels, input)
+            // apply to the devices of its backend (Session/AVAudioSession+Devices.swift).
+            SessionDevicePreferences.apply(to: &request, selection: &selection)
+            if input, let device = try? AudioDevices.open(selection, request: request) { return InputMutingDevice.wrap(device) }
             request.direction = .output
             return try AudioDevices.open(selection, request: request)
         } catch let error as AudioDeviceError {

@@ -196,12 +196,22 @@ final class PulseConnection: @unchecked Sendable {
                 let rate = Double(info.load(fromByteOffset: 28, as: UInt32.self))
                 let channels = Int(info.load(fromByteOffset: 32, as: UInt8.self))
                 let source = collector.isSource
+                // pa_cvolume volume @172 (after channel_map @36, 132 bytes, and owner_module @168):
+                // uint8 channels, then uint32 values from @176; PA_VOLUME_NORM = 0x10000.
+                let volumeChannels = min(32, Int(info.load(fromByteOffset: 172, as: UInt8.self)))
+                var volume: Double?
+                if volumeChannels > 0 {
+                    var sum = 0.0
+                    for c in 0..<volumeChannels { sum += Double(info.load(fromByteOffset: 176 + 4 * c, as: UInt32.self)) }
+                    volume = sum / Double(volumeChannels) / 65_536
+                }
                 collector.devices.append(AudioDeviceInfo(
                     backend: "pulse", id: name, name: description,
                     outputChannels: source ? 0 : channels, inputChannels: source ? channels : 0,
                     sampleRates: [rate], nominalSampleRate: rate,
                     isDefaultOutput: !source && name == collector.connection.defaultSink,
                     isDefaultInput: source && name == collector.connection.defaultSource))
+                collector.devices[collector.devices.count - 1].volume = volume
             }
             collector.connection.pulse.mainloopSignal(collector.connection.mainloop, 0)
         }

@@ -64,6 +64,9 @@ struct PulseAudioDeviceTests {
     @Test("Duplex: the input node records the sink's monitor while the engine plays into the sink",
           .enabled(if: DeviceComponents.pulse, "pulseaudio or libpulse.so.0 is not installed"))
     func duplexLoopback() throws {
+        // (AVAudioApplication input muting is process-wide: no test mutes while this one captures)
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
         let server = try PrivatePulseServer()
         defer { server.stop() }
         let engine = AVAudioEngine()

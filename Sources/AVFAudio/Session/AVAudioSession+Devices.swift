@@ -1,0 +1,474 @@
+// AVAudioSession backed by the device layer: which devices the session describes, the route and
+// its ports, the preferences applied to engines' devices, and the values read back.
+//
+// Port types are inferred from the names the backends give their devices (PulseAudio's
+// `alsa_output.usb-…`, `…hdmi-stereo`, `bluez_sink.…a2dp_sink`, `bluez_source.…handsfree…`,
+// `….monitor`; ALSA's `hw:`/`plughw:` names; the null device), since neither backend reports a
+// port kind Apple's list maps to directly:
+//
+//   bluez + a2dp → bluetoothA2DP; bluez + headset/handsfree/hsp/hfp (or a Bluetooth source) →
+//   bluetoothHFP; usb → usbAudio; hdmi → HDMI; a monitor source, a null sink or the null device →
+//   virtual; headphone → headphones; headset (input) → headsetMic; line-out/line-in → lineOut/
+//   lineIn; any other output → builtInSpeaker, any other input → builtInMic.
+//
+// A port's uid is the device selector (`pulse:SINK[@SERVER]`, `pulse::SOURCE[@SERVER]`,
+// `alsa:PCM`, `null`): stable across runs, and what `AVAudioPlayer.currentDevice` and
+// `AVAUDIO_BACKEND` take.
+//
+// Preferences reach the devices through `SessionDevicePreferences.apply`, which the engine's
+// device registry calls for every device it opens (Devices/AudioDevice.swift): while the session
+// is active, an engine opening the session's backend (and server) gets the preferred sample rate,
+// period (IO buffer duration × rate), channel counts, and the preferred input as its capture
+// device (PulseAudio; ALSA cannot join a capture PCM to another playback PCM yet). An engine that
+// names another backend is left alone.
+import Foundation
+import AudioDevices
+
+/// What the session last read from the device layer.
+struct SessionDeviceSnapshot {
+    var devices: [AudioDeviceInfo]
+    /// Whether the backend answered (a PulseAudio server reachable; always true for ALSA and null).
+    var reachable: Bool
+    var output: AudioDeviceInfo?
+    var input: AudioDeviceInfo?
+    /// What the device grants for the session's preferences (nil until probed).
+    var sampleRate: Double?
+    var periodFrames: Int?
+    var outputLatency: Double?
+    var inputLatency: Double?
+    var outputChannels: Int?
+    var inputChannels: Int?
+}
+
+extension AVAudioSession {
+    // MARK: Device selection
+
+    /// Makes the session describe (and its preferences apply to) the devices `selector` names —
+    /// a selector as `AVAUDIO_BACKEND` takes (`pulse`, `pulse@unix:/path/native`, `alsa`, `null`) —
+    /// or, with nil, the default (`AVAUDIO_BACKEND`, else automatic). AVAudioPlayer and
+    /// AVAudioRecorder objects that name no device of their own use it too. Not part of Apple's
+    /// API (which has one system); throws for a selector that does not parse.
+    public func _setDeviceSelector(_ selector: String?) throws {
+        let selection: AudioDeviceSelection?
+        do { selection = try selector.map(AudioDeviceSelection.init(parsing:)) } catch let error as AudioDeviceError {
+            throw AVAudioSession.error(.badParam, error.message)
+        }
+        lock.lock()
+        _selection = selection
+        snapshot = nil
+        let monitor = self.monitor
+        self.monitor = nil
+        let active = _active
+        lock.unlock()
+        monitor?.stop()
+        if active { try setActive(true) }
+    }
+
+    /// The selection the session describes.
+    var resolvedSelection: AudioDeviceSelection {
+        lock.lock(); defer { lock.unlock() }
+        return _selection ?? ((try? AudioDeviceSelection.fromEnvironment()) ?? .automatic)
+    }
+
+    /// The selector an AVAudioPlayer with no device of its own opens (nil: the engine's default).
+    var playbackSelector: String? {
+        lock.lock(); defer { lock.unlock() }
+        return _selection?.description
+    }
+
+    /// The selector an AVAudioRecorder with no device of its own opens: the preferred input's
+    /// uid, else the session's selection (nil: the engine's default).
+    var recordingSelector: String? {
+        lock.lock(); defer { lock.unlock() }
+        return _preferredInput?.uid ?? _selection?.description
+    }
+
+    // MARK: Reading the device layer
+
+    /// Lists the devices of `selection`'s backend; `reachable` false when its server does not answer.
+    static func enumerate(_ selection: AudioDeviceSelection) -> (devices: [AudioDeviceInfo], reachable: Bool, server: String?) {
+        switch selection {
+        case .null:
+            return ([NullAudioDevice().info], true, nil)
+        case .alsa:
+            return (AudioDevices.enumerate(pulseServer: "unix:/nonexistent/avaudio-session").filter { $0.backend == "alsa" }, true, nil)
+        case .pulse(_, _, let server):
+            guard AudioDevices.pulseServerAnswers(server: server) else { return ([], false, server) }
+            return (AudioDevices.enumerate(pulseServer: server).filter { $0.backend == "pulse" }, true, server)
+        case .automatic:
+            if AudioDevices.pulseServerAnswers() {
+                return (AudioDevices.enumerate().filter { $0.backend == "pulse" }, true, nil)
+            }
+            if AudioDevices.alsaHasSoundCard() { return enumerate(.alsa(pcm: "default")) }
+            return enumerate(.null)
+        }
+    }
+
+    /// Reads the devices, picks the route, and probes what the device grants for the preferences.
+    @discardableResult
+    func refreshSnapshot(probe: Bool = true) throws -> SessionDeviceSnapshot {
+        let selection = resolvedSelection
+        var snapshot = routeSnapshot(selection)
+        if probe, snapshot.reachable, let output = snapshot.output {
+            var request = AudioDeviceRequest(direction: snapshot.input != nil ? .duplex : .output)
+            request.periodFrames = 512
+            applyPreferences(to: &request)
+            if let device = try? AudioDevices.open(probeSelection(selection, output: output, input: snapshot.input), request: request) {
+                snapshot.sampleRate = device.sampleRate
+                snapshot.periodFrames = device.periodFrames
+                snapshot.outputLatency = device.outputLatency
+                snapshot.inputLatency = device.inputLatency
+                snapshot.outputChannels = device.outputChannelCount
+                snapshot.inputChannels = device.inputChannelCount
+                device.stop()
+            }
+        }
+        lock.lock()
+        self.snapshot = snapshot
+        lock.unlock()
+        if !snapshot.reachable {
+            throw AVAudioSession.error(.cannotStartPlaying, "the audio system (\(selection)) does not answer")
+        }
+        return snapshot
+    }
+
+    /// The devices and the route, without probing.
+    func routeSnapshot(_ selection: AudioDeviceSelection) -> SessionDeviceSnapshot {
+        let (devices, reachable, _) = AVAudioSession.enumerate(selection)
+        lock.lock()
+        let preferredInput = _preferredInput?.uid
+        lock.unlock()
+        var namedSink: String?, namedSource: String?
+        if case .pulse(let sink, let source, _) = selection { namedSink = sink; namedSource = source }
+        if case .alsa(let pcm) = selection { namedSink = pcm }
+        let outputs = devices.filter { $0.outputChannels > 0 }
+        let inputs = devices.filter { $0.inputChannels > 0 }
+        let output = outputs.first { $0.id == namedSink } ?? outputs.first { $0.isDefaultOutput } ?? outputs.first
+        let input = inputs.first { portUID($0, selection: selection, asInput: true) == preferredInput }
+            ?? inputs.first { $0.id == namedSource } ?? inputs.first { $0.isDefaultInput } ?? inputs.first
+        return SessionDeviceSnapshot(devices: devices, reachable: reachable, output: output, input: input)
+    }
+
+    func probeSelection(_ selection: AudioDeviceSelection, output: AudioDeviceInfo, input: AudioDeviceInfo?) -> AudioDeviceSelection {
+        switch selection {
+        case .pulse(_, _, let server): return .pulse(sink: output.id, source: input?.id, server: server)
+        case .automatic where output.backend == "pulse": return .pulse(sink: output.id, source: input?.id, server: nil)
+        case .automatic where output.backend == "alsa": return .alsa(pcm: output.id)
+        case .automatic: return .null
+        default: return selection
+        }
+    }
+
+    func currentSnapshot() -> SessionDeviceSnapshot {
+        lock.lock()
+        let cached = snapshot
+        lock.unlock()
+        if let cached { return cached }
+        return (try? refreshSnapshot()) ?? routeSnapshot(resolvedSelection)
+    }
+
+    // MARK: Ports and routes
+
+    func server(of selection: AudioDeviceSelection) -> String? {
+        if case .pulse(_, _, let server) = selection { return server }
+        return nil
+    }
+
+    func portUID(_ info: AudioDeviceInfo, selection: AudioDeviceSelection, asInput: Bool) -> String {
+        switch info.backend {
+        case "pulse": return "pulse:" + (asInput ? ":" : "") + info.id + (server(of: selection).map { "@\($0)" } ?? "")
+        case "null": return "null"
+        default: return info.selector
+        }
+    }
+
+    static func portType(_ info: AudioDeviceInfo, asInput: Bool) -> Port {
+        let name = (info.id + " " + info.name).lowercased()
+        if info.backend == "null" || name.contains(".monitor") || name.contains("null") { return .virtual }
+        if name.contains("bluez") || name.contains("bluetooth") {
+            if name.contains("a2dp") && !asInput { return .bluetoothA2DP }
+            if asInput || ["headset", "handsfree", "hsp", "hfp"].contains(where: name.contains) { return .bluetoothHFP }
+            return .bluetoothA2DP
+        }
+        if name.contains("usb") { return .usbAudio }
+        if name.contains("hdmi") { return .HDMI }
+        if name.contains("headphone") && !asInput { return .headphones }
+        if name.contains("headset") && asInput { return .headsetMic }
+        if name.contains("line-out") || name.contains("lineout") { return asInput ? .lineIn : .lineOut }
+        if name.contains("line-in") || name.contains("linein") { return asInput ? .lineIn : .lineOut }
+        return asInput ? .builtInMic : .builtInSpeaker
+    }
+
+    func port(_ info: AudioDeviceInfo, selection: AudioDeviceSelection, asInput: Bool) -> AVAudioSessionPortDescription {
+        AVAudioSessionPortDescription(portType: AVAudioSession.portType(info, asInput: asInput), portName: info.name,
+                                      uid: portUID(info, selection: selection, asInput: asInput),
+                                      channelCount: asInput ? info.inputChannels : info.outputChannels)
+    }
+
+    func route(_ snapshot: SessionDeviceSnapshot, selection: AudioDeviceSelection, category: Category) -> AVAudioSessionRouteDescription {
+        // As on Apple platforms the route's inputs are empty unless the category records.
+        let records = category == .record || category == .playAndRecord || category == .multiRoute
+        let plays = category != .record
+        return AVAudioSessionRouteDescription(
+            inputs: records ? snapshot.input.map { [port($0, selection: selection, asInput: true)] } ?? [] : [],
+            outputs: plays ? snapshot.output.map { [port($0, selection: selection, asInput: false)] } ?? [] : [])
+    }
+
+    func currentRouteLocked() -> AVAudioSessionRouteDescription {
+        route(currentSnapshot(), selection: resolvedSelection, category: _category)
+    }
+
+    /// The input and output ports in use.
+    public var currentRoute: AVAudioSessionRouteDescription {
+        let snapshot = currentSnapshot()
+        return route(snapshot, selection: resolvedSelection, category: category)
+    }
+
+    /// The input ports the app may record from (every capture device of the backend; PulseAudio
+    /// monitor sources appear as `.virtual` ports).
+    public var availableInputs: [AVAudioSessionPortDescription]? {
+        let selection = resolvedSelection
+        return currentSnapshot().devices.filter { $0.inputChannels > 0 }.map { port($0, selection: selection, asInput: true) }
+    }
+
+    /// Whether a capture device exists.
+    public var isInputAvailable: Bool { currentSnapshot().devices.contains { $0.inputChannels > 0 } }
+
+    /// Selects the input to record from (one of `availableInputs`; nil: the default input).
+    public func setPreferredInput(_ inPort: AVAudioSessionPortDescription?) throws {
+        if let inPort, !(availableInputs ?? []).contains(inPort) {
+            throw AVAudioSession.error(.badParam, "\(inPort.portName) (\(inPort.uid)) is not one of the available inputs")
+        }
+        lock.lock(); _preferredInput = inPort; snapshot = nil; lock.unlock()
+    }
+    public var preferredInput: AVAudioSessionPortDescription? { lock.lock(); defer { lock.unlock() }; return _preferredInput }
+
+    /// Linux devices have no selectable data sources: nil, as Apple reports for a port without any.
+    public var inputDataSources: [AVAudioSessionDataSourceDescription]? { nil }
+    public var inputDataSource: AVAudioSessionDataSourceDescription? { nil }
+    public var outputDataSources: [AVAudioSessionDataSourceDescription]? { nil }
+    public var outputDataSource: AVAudioSessionDataSourceDescription? { nil }
+    public func setInputDataSource(_ dataSource: AVAudioSessionDataSourceDescription?) throws {
+        if dataSource != nil { throw AVAudioSession.error(.badParam, "the input has no data sources") }
+    }
+    public func setOutputDataSource(_ dataSource: AVAudioSessionDataSourceDescription?) throws {
+        if dataSource != nil { throw AVAudioSession.error(.badParam, "the output has no data sources") }
+    }
+
+    // MARK: Preferences
+
+    public func setPreferredSampleRate(_ sampleRate: Double) throws {
+        guard sampleRate >= 0, sampleRate.isFinite else { throw AVAudioSession.error(.badParam, "preferred sample rate \(sampleRate) Hz") }
+        lock.lock(); _preferredSampleRate = sampleRate; lock.unlock()
+        try refreshIfActive()
+    }
+    public var preferredSampleRate: Double { lock.lock(); defer { lock.unlock() }; return _preferredSampleRate }
+
+    public func setPreferredIOBufferDuration(_ duration: TimeInterval) throws {
+        guard duration >= 0, duration.isFinite else { throw AVAudioSession.error(.badParam, "preferred IO buffer duration \(duration) s") }
+        lock.lock(); _preferredIOBufferDuration = duration; lock.unlock()
+        try refreshIfActive()
+    }
+    public var preferredIOBufferDuration: TimeInterval { lock.lock(); defer { lock.unlock() }; return _preferredIOBufferDuration }
+
+    /// Throws paramErr for a count outside 1…maximumInputNumberOfChannels.
+    public func setPreferredInputNumberOfChannels(_ count: Int) throws {
+        let maximum = maximumInputNumberOfChannels
+        guard count >= 1, count <= maximum else {
+            throw AVAudioSession.error(.badParam, "preferred input channel count \(count) is outside 1…\(maximum)")
+        }
+        lock.lock(); _preferredInputChannels = count; lock.unlock()
+        try refreshIfActive()
+    }
+    public var preferredInputNumberOfChannels: Int { lock.lock(); defer { lock.unlock() }; return _preferredInputChannels }
+
+    /// Throws paramErr for a count outside 1…maximumOutputNumberOfChannels.
+    public func setPreferredOutputNumberOfChannels(_ count: Int) throws {
+        let maximum = maximumOutputNumberOfChannels
+        guard count >= 1, count <= maximum else {
+            throw AVAudioSession.error(.badParam, "preferred output channel count \(count) is outside 1…\(maximum)")
+        }
+        lock.lock(); _preferredOutputChannels = count; lock.unlock()
+        try refreshIfActive()
+    }
+    public var preferredOutputNumberOfChannels: Int { lock.lock(); defer { lock.unlock() }; return _preferredOutputChannels }
+
+    public func setPreferredInputOrientation(_ orientation: StereoOrientation) throws { lock.lock(); _preferredInputOrientation = orientation; lock.unlock() }
+    public var preferredInputOrientation: StereoOrientation { lock.lock(); defer { lock.unlock() }; return _preferredInputOrientation }
+    /// No Linux input reports an orientation.
+    public var inputOrientation: StereoOrientation { .none }
+
+    func refreshIfActive() throws {
+        lock.lock()
+        let active = _active
+        snapshot = nil
+        lock.unlock()
+        if active { try refreshSnapshot() }
+    }
+
+    /// Puts the preferences into a device request (session lock taken here).
+    func applyPreferences(to request: inout AudioDeviceRequest) {
+        lock.lock(); defer { lock.unlock() }
+        if _preferredSampleRate > 0 { request.sampleRate = _preferredSampleRate }
+        if _preferredIOBufferDuration > 0 {
+            let rate = request.sampleRate ?? snapshot?.output?.nominalSampleRate ?? 48_000
+            request.periodFrames = min(65_536, max(16, Int((_preferredIOBufferDuration * (rate > 0 ? rate : 48_000)).rounded())))
+        }
+        if _preferredOutputChannels > 0 { request.outputChannels = _preferredOutputChannels }
+        if _preferredInputChannels > 0 { request.inputChannels = _preferredInputChannels }
+    }
+
+    // MARK: What the device runs at
+
+    /// The sample rate the device runs at (what it granted for `preferredSampleRate`).
+    public var sampleRate: Double { currentSnapshot().sampleRate ?? currentSnapshot().output?.nominalSampleRate ?? 48_000 }
+    /// The device period in seconds (what it granted for `preferredIOBufferDuration`).
+    public var ioBufferDuration: TimeInterval {
+        let s = currentSnapshot()
+        return Double(s.periodFrames ?? 512) / (s.sampleRate ?? 48_000)
+    }
+    /// Input latency in seconds as the backend estimates it (device + server buffers).
+    public var inputLatency: TimeInterval { currentSnapshot().inputLatency ?? 0 }
+    /// Output latency in seconds as the backend estimates it (device + server buffers).
+    public var outputLatency: TimeInterval { currentSnapshot().outputLatency ?? 0 }
+    public var inputNumberOfChannels: Int {
+        let s = currentSnapshot()
+        guard category == .record || category == .playAndRecord || category == .multiRoute, let input = s.input else { return 0 }
+        return s.inputChannels.flatMap { $0 > 0 ? $0 : nil } ?? input.inputChannels
+    }
+    public var outputNumberOfChannels: Int {
+        let s = currentSnapshot()
+        guard category != .record, let output = s.output else { return 0 }
+        return s.outputChannels.flatMap { $0 > 0 ? $0 : nil } ?? output.outputChannels
+    }
+    public var maximumInputNumberOfChannels: Int { currentSnapshot().input?.inputChannels ?? 0 }
+    public var maximumOutputNumberOfChannels: Int { currentSnapshot().output?.outputChannels ?? 0 }
+
+    /// The input gain, 0…1: 1 (input gain is not settable on Linux devices through the session).
+    public var inputGain: Float { 1 }
+    public var isInputGainSettable: Bool { false }
+    /// Throws (`unspecified`): as `isInputGainSettable` says, the gain cannot be set.
+    public func setInputGain(_ gain: Float) throws {
+        throw AVAudioSession.error(.unspecified, "the input gain is not settable (isInputGainSettable is false)")
+    }
+
+    /// The system output volume, 0…1: the output device's volume as the sound server reports it
+    /// (1 for the null device and ALSA).
+    public var outputVolume: Float { Float(currentSnapshot().output?.volume ?? 1) }
+
+    // MARK: Notifications
+
+    func postRouteChange(_ reason: RouteChangeReason, previous: AVAudioSessionRouteDescription) {
+        NotificationCenter.default.post(name: AVAudioSession.routeChangeNotification, object: self, userInfo: [
+            AVAudioSessionRouteChangeReasonKey: NSNumber(value: reason.rawValue),
+            AVAudioSessionRouteChangePreviousRouteKey: previous,
+        ])
+    }
+
+    func postInterruption(_ type: InterruptionType, options: InterruptionOptions = []) {
+        var info: [String: Any] = [AVAudioSessionInterruptionTypeKey: NSNumber(value: type.rawValue)]
+        if type == .ended { info[AVAudioSessionInterruptionOptionKey] = NSNumber(value: options.rawValue) }
+        else { info[AVAudioSessionInterruptionReasonKey] = NSNumber(value: InterruptionReason.default.rawValue) }
+        NotificationCenter.default.post(name: AVAudioSession.interruptionNotification, object: self, userInfo: info)
+    }
+}
+
+/// The hook the engine's device registry calls (Devices/AudioDevice.swift).
+enum SessionDevicePreferences {
+    /// While the session is active and `selection` opens the session's backend (and server):
+    /// applies the preferences to `request`, and makes the preferred input the capture device.
+    static func apply(to request: inout AudioDeviceRequest, selection: inout AudioDeviceSelection) {
+        let session = AVAudioSession.sharedInstance()
+        session.lock.lock()
+        let active = session._active
+        let preferredInput = session._preferredInput?.uid
+        session.lock.unlock()
+        guard active else { return }
+        let own = session.resolvedSelection
+        switch (selection, own) {
+        case (.null, .null), (.alsa, .alsa), (.automatic, .automatic): break
+        case (.pulse(_, _, let a), .pulse(_, _, let b)) where a == b: break
+        default: return
+        }
+        session.applyPreferences(to: &request)
+        if let preferredInput, let input = try? AudioDeviceSelection(parsing: preferredInput),
+           case .pulse(_, let source?, let server) = input {
+            switch selection {
+            case .pulse(let sink, nil, server): selection = .pulse(sink: sink, source: source, server: server)
+            case .automatic where server == nil: selection = .pulse(sink: nil, source: source, server: nil)
+            default: break
+            }
+        }
+    }
+}
+
+/// Watches the session's sound server while the session is active (every 250 ms): route changes
+/// and the server going away and coming back. ALSA and the null device are not watched (ALSA has
+/// no change events without a sound server; a card appearing shows at the next activation).
+final class SessionDeviceMonitor: @unchecked Sendable {
+    private let stopped = NSCondition()
+    private var stopRequested = false
+    private var thread: Thread?
+
+    init(session: AVAudioSession, initial: SessionDeviceSnapshot) {
+        let selection = session.resolvedSelection
+        var watch = false
+        if case .pulse = selection { watch = true }
+        if case .automatic = selection, initial.output?.backend == "pulse" { watch = true }
+        guard watch else { return }
+        let thread = Thread { [weak session, self] in
+            var last = initial
+            var lastRoute = session.map { $0.route(initial, selection: selection, category: $0.category) }
+            var interrupted = !initial.reachable
+            while true {
+                self.stopped.lock()
+                if !self.stopRequested { _ = self.stopped.wait(until: Date().addingTimeInterval(0.25)) }
+                let stop = self.stopRequested
+                self.stopped.unlock()
+                guard !stop, let session else { return }
+                let now = session.routeSnapshot(selection)
+                if !now.reachable {
+                    if !interrupted {
+                        interrupted = true
+                        session.postInterruption(.began)
+                    }
+                    continue
+                }
+                if interrupted {
+                    interrupted = false
+                    session.postInterruption(.ended, options: .shouldResume)
+                }
+                let route = session.route(now, selection: selection, category: session.category)
+                if let previous = lastRoute, previous != route {
+                    let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))
+                    let lostOld = (previous.outputs + previous.inputs).contains { port in
+                        !now.devices.contains { session.portUID($0, selection: selection, asInput: port.uid.hasPrefix("pulse::")) == port.uid }
+                    }
+                    let reason: AVAudioSession.RouteChangeReason = lostOld ? .oldDeviceUnavailable
+                        : !newIDs.subtracting(oldIDs).isEmpty ? .newDeviceAvailable : .routeConfigurationChange
+                    session.lock.lock()
+                    var updated = now
+                    updated.sampleRate = session.snapshot?.sampleRate
+                    updated.periodFrames = session.snapshot?.periodFrames
+                    updated.outputLatency = session.snapshot?.outputLatency
+                    updated.inputLatency = session.snapshot?.inputLatency
+                    session.snapshot = updated
+                    session.lock.unlock()
+                    session.postRouteChange(reason, previous: previous)
+                }
+                last = now
+                lastRoute = route
+            }
+        }
+        thread.name = "AVAudioSession monitor"
+        self.thread = thread
+        thread.start()
+    }
+
+    func stop() {
+        stopped.lock()
+        stopRequested = true
+        stopped.signal()
+        stopped.unlock()
+    }
+}

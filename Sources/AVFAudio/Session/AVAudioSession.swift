@@ -1,0 +1,197 @@
+// AVAudioSession on Linux: the app's audio configuration, backed by the device layer.
+//
+// Apple's session negotiates with the system (other apps, the phone, the hardware). On Linux the
+// sound server (PulseAudio or PipeWire) or ALSA plays the system's part, so:
+//
+//   * Categories, modes, options and route sharing policies are kept and validated as Apple
+//     documents (an option a category does not allow throws paramErr, −50); they do not change
+//     how the device layer mixes (a sound server mixes every client; nothing ducks).
+//   * Preferences (sample rate, IO buffer duration, channel counts, preferred input) are applied
+//     to the devices the app's engines open — every AVAudioEngine, AVAudioPlayer and
+//     AVAudioRecorder of the process that uses the session's device — and the read-only values
+//     (`sampleRate`, `ioBufferDuration`, latencies, channel counts) are what the device layer
+//     actually grants for them (the device is opened with the preferences and read back).
+//   * `currentRoute` and `availableInputs` list the real devices (PulseAudio sinks and sources,
+//     ALSA PCMs, or the null device) with stable uids (the device selector) and port types
+//     inferred from the device names the backends use (AVAudioSession+Devices.swift).
+//   * While the session is active, a monitor thread watches the sound server: a route that
+//     changes (default device switched, device added or removed) posts `routeChangeNotification`
+//     with the reason and the previous route; a server that goes away posts
+//     `interruptionNotification` (began), and its return posts it again (ended, `.shouldResume`).
+//   * What has no Linux meaning behaves as Apple documents for hardware without it: no data
+//     sources, no AirPlay or car ports, input gain not settable, record permission granted (Linux
+//     has no per-app microphone permission), no other audio known to be playing.
+//
+// Threading: every property and method may be called from any thread; a lock guards the state,
+// and notifications are posted with no lock held, on the monitor's thread or the caller's.
+import Foundation
+import AudioDevices
+
+open class AVAudioSession: NSObject, @unchecked Sendable {
+    private static let shared = AVAudioSession()
+
+    /// The app's audio session.
+    open class func sharedInstance() -> AVAudioSession { shared }
+
+    let lock = NSRecursiveLock()
+    var _category = Category.soloAmbient
+    var _mode = Mode.default
+    var _options: CategoryOptions = []
+    var _policy = RouteSharingPolicy.default
+    var _active = false
+    var _preferredSampleRate: Double = 0
+    var _preferredIOBufferDuration: TimeInterval = 0
+    var _preferredInputChannels = 0
+    var _preferredOutputChannels = 0
+    var _preferredInput: AVAudioSessionPortDescription?
+    var _preferredInputOrientation = StereoOrientation.none
+    var _allowHaptics = false
+    var _prefersNoInterruptions = false
+    var _supportsMultichannel = false
+    var _prefersEchoCancelledInput = false
+    var _prefersInterruptionOnRouteDisconnect = false
+    var _aggregatedIO = IOType.notApplicable
+    var _outputOverride = PortOverride.none
+    /// The device-layer selection the session describes (`_setDeviceSelector`; default `AVAUDIO_BACKEND`/automatic).
+    var _selection: AudioDeviceSelection?
+    var monitor: SessionDeviceMonitor?
+    /// The last device snapshot (refreshed on activation, on preference changes and by the monitor).
+    var snapshot: SessionDeviceSnapshot?
+
+    private override init() { super.init() }
+
+    // MARK: Category, mode, options
+
+    /// The categories this platform offers.
+    open var availableCategories: [Category] { [.ambient, .soloAmbient, .playback, .record, .playAndRecord, .multiRoute] }
+    /// The modes this platform offers.
+    open var availableModes: [Mode] { [.default, .voiceChat, .gameChat, .videoRecording, .measurement, .moviePlayback, .videoChat, .spokenAudio, .voicePrompt] }
+
+    open var category: Category { lock.lock(); defer { lock.unlock() }; return _category }
+    open var categoryOptions: CategoryOptions { lock.lock(); defer { lock.unlock() }; return _options }
+    open var mode: Mode { lock.lock(); defer { lock.unlock() }; return _mode }
+    open var routeSharingPolicy: RouteSharingPolicy { lock.lock(); defer { lock.unlock() }; return _policy }
+
+    open func setCategory(_ category: Category) throws {
+        try setCategory(category, mode: mode, policy: routeSharingPolicy, options: [])
+    }
+    open func setCategory(_ category: Category, options: CategoryOptions = []) throws {
+        try setCategory(category, mode: mode, policy: routeSharingPolicy, options: options)
+    }
+    open func setCategory(_ category: Category, mode: Mode, options: CategoryOptions = []) throws {
+        try setCategory(category, mode: mode, policy: .default, options: options)
+    }
+
+    /// Sets category, mode, route sharing policy and options together. Throws paramErr (−50) in
+    /// NSOSStatusErrorDomain for an unknown category or mode, or an option the category does not
+    /// allow (rules from the CategoryOptions reference: mixWithOthers, duckOthers and
+    /// interruptSpokenAudioAndMixWithOthers need playAndRecord, playback or multiRoute;
+    /// allowBluetooth needs record or playAndRecord; defaultToSpeaker, allowBluetoothA2DP and
+    /// allowAirPlay need playAndRecord).
+    open func setCategory(_ category: Category, mode: Mode, policy: RouteSharingPolicy, options: CategoryOptions = []) throws {
+        guard availableCategories.contains(category) || category == .audioProcessing else {
+            throw AVAudioSession.error(.badParam, "unknown audio session category \(category.rawValue)")
+        }
+        guard availableModes.contains(mode) else { throw AVAudioSession.error(.badParam, "unknown audio session mode \(mode.rawValue)") }
+        let mixing: Set<Category> = [.playAndRecord, .playback, .multiRoute]
+        let rules: [(CategoryOptions, Set<Category>, String)] = [
+            (.mixWithOthers, mixing, "mixWithOthers"), (.duckOthers, mixing, "duckOthers"),
+            (.interruptSpokenAudioAndMixWithOthers, mixing, "interruptSpokenAudioAndMixWithOthers"),
+            (.allowBluetooth, [.record, .playAndRecord], "allowBluetooth"),
+            (.defaultToSpeaker, [.playAndRecord], "defaultToSpeaker"),
+            (.allowBluetoothA2DP, [.playAndRecord], "allowBluetoothA2DP"), (.allowAirPlay, [.playAndRecord], "allowAirPlay"),
+        ]
+        for (option, allowed, name) in rules where options.contains(option) && !allowed.contains(category) {
+            throw AVAudioSession.error(.badParam, "the category option \(name) is not allowed with \(category.rawValue)")
+        }
+        lock.lock()
+        let changed = _category != category
+        let previous = changed ? currentRouteLocked() : nil
+        _category = category
+        _mode = mode
+        _policy = policy
+        _options = options
+        lock.unlock()
+        if let previous { postRouteChange(.categoryChange, previous: previous) }
+    }
+
+    open func setMode(_ mode: Mode) throws {
+        try setCategory(category, mode: mode, policy: routeSharingPolicy, options: categoryOptions)
+    }
+
+    /// Routes output to the built-in speaker (`.speaker`, playAndRecord only, as Apple documents)
+    /// or back (`.none`). Linux devices have no receiver/speaker pair: the route stays the default
+    /// output, and the override is remembered.
+    open func overrideOutputAudioPort(_ portOverride: PortOverride) throws {
+        lock.lock(); defer { lock.unlock() }
+        if portOverride == .speaker && _category != .playAndRecord {
+            throw AVAudioSession.error(.badParam, "overrideOutputAudioPort(.speaker) needs the playAndRecord category (the category is \(_category.rawValue))")
+        }
+        _outputOverride = portOverride
+    }
+
+    open func setAllowHapticsAndSystemSoundsDuringRecording(_ inValue: Bool) throws { lock.lock(); _allowHaptics = inValue; lock.unlock() }
+    open var allowHapticsAndSystemSoundsDuringRecording: Bool { lock.lock(); defer { lock.unlock() }; return _allowHaptics }
+    open func setPrefersNoInterruptionsFromSystemAlerts(_ inValue: Bool) throws { lock.lock(); _prefersNoInterruptions = inValue; lock.unlock() }
+    open var prefersNoInterruptionsFromSystemAlerts: Bool { lock.lock(); defer { lock.unlock() }; return _prefersNoInterruptions }
+    open func setSupportsMultichannelContent(_ inValue: Bool) throws { lock.lock(); _supportsMultichannel = inValue; lock.unlock() }
+    open var supportsMultichannelContent: Bool { lock.lock(); defer { lock.unlock() }; return _supportsMultichannel }
+    open func setPrefersEchoCancelledInput(_ value: Bool) throws { lock.lock(); _prefersEchoCancelledInput = value; lock.unlock() }
+    open var prefersEchoCancelledInput: Bool { lock.lock(); defer { lock.unlock() }; return _prefersEchoCancelledInput }
+    /// No Linux device cancels echo in hardware for the session.
+    open var isEchoCancelledInputEnabled: Bool { false }
+    open var isEchoCancelledInputAvailable: Bool { false }
+    open func setPrefersInterruptionOnRouteDisconnect(_ inValue: Bool) throws { lock.lock(); _prefersInterruptionOnRouteDisconnect = inValue; lock.unlock() }
+    open var prefersInterruptionOnRouteDisconnect: Bool { lock.lock(); defer { lock.unlock() }; return _prefersInterruptionOnRouteDisconnect }
+    open func setAggregatedIOPreference(_ inIOType: IOType) throws { lock.lock(); _aggregatedIO = inIOType; lock.unlock() }
+    /// Spatial rendering does not exist here.
+    open var renderingMode: RenderingMode { .notApplicable }
+
+    // MARK: Activation
+
+    /// Activates or deactivates the session. Activating reads the device layer (the route and
+    /// what the device grants for the preferences) and starts watching it for route changes and
+    /// interruptions; deactivating stops watching. Throws when no device can be found
+    /// (`cannotStartPlaying`, with the device layer's sentence).
+    open func setActive(_ active: Bool, options: SetActiveOptions = []) throws {
+        if active {
+            let snapshot = try refreshSnapshot()
+            lock.lock()
+            _active = true
+            if monitor == nil { monitor = SessionDeviceMonitor(session: self, initial: snapshot) }
+            lock.unlock()
+        } else {
+            lock.lock()
+            _active = false
+            let monitor = self.monitor
+            self.monitor = nil
+            lock.unlock()
+            monitor?.stop()
+        }
+    }
+
+    /// Activates the session asynchronously (watchOS); calls `handler` on a global queue.
+    open func activate(options: AVAudioSessionActivationOptions = [], completionHandler handler: @escaping @Sendable (Bool, Error?) -> Void) {
+        DispatchQueue.global().async {
+            do { try self.setActive(true); handler(true, nil) } catch { handler(false, error) }
+        }
+    }
+
+    // MARK: Permission and hints
+
+    /// Linux has no per-app microphone permission: always granted.
+    open var recordPermission: RecordPermission { .granted }
+    /// Calls `response(true)` (on a global queue; Apple calls it on an arbitrary queue).
+    open func requestRecordPermission(_ response: @escaping @Sendable (Bool) -> Void) {
+        DispatchQueue.global().async { response(true) }
+    }
+    /// Whether another app is playing: not known on Linux, so false (as Apple reports with no other audio).
+    open var isOtherAudioPlaying: Bool { false }
+    open var secondaryAudioShouldBeSilencedHint: Bool { false }
+    /// The prompt style for a voice-prompting app: normal (nothing else is recording).
+    open var promptStyle: PromptStyle { .normal }
+
+    static func error(_ code: ErrorCode, _ sentence: String) -> NSError {
+        NSError(domain: NSOSStatusErrorDomain, code: code.rawValue, userInfo: [NSLocalizedDescriptionKey: "AVAudioSession: \(sentence)"])
+    }
+}

@@ -1,0 +1,269 @@
+// The value types of AVAudioSession, with Apple's names and raw values (AVAudioSessionTypes.h:
+// category and mode strings, option-set bits, four-character codes for the permission, prompt
+// style and error enums). Raw values cross-checked against the header translations published by
+// objc2-avf-audio (docs.rs) and Microsoft's .NET iOS bindings (learn.microsoft.com), which are
+// generated from Apple's headers.
+import Foundation
+
+extension AVAudioSession {
+    /// Audio session categories.
+    public struct Category: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public static let ambient = Category(rawValue: "AVAudioSessionCategoryAmbient")
+        public static let soloAmbient = Category(rawValue: "AVAudioSessionCategorySoloAmbient")
+        public static let playback = Category(rawValue: "AVAudioSessionCategoryPlayback")
+        public static let record = Category(rawValue: "AVAudioSessionCategoryRecord")
+        public static let playAndRecord = Category(rawValue: "AVAudioSessionCategoryPlayAndRecord")
+        /// Deprecated by Apple (iOS 10); still accepted.
+        public static let audioProcessing = Category(rawValue: "AVAudioSessionCategoryAudioProcessing")
+        public static let multiRoute = Category(rawValue: "AVAudioSessionCategoryMultiRoute")
+    }
+
+    /// Audio session modes.
+    public struct Mode: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public static let `default` = Mode(rawValue: "AVAudioSessionModeDefault")
+        public static let voiceChat = Mode(rawValue: "AVAudioSessionModeVoiceChat")
+        public static let gameChat = Mode(rawValue: "AVAudioSessionModeGameChat")
+        public static let videoRecording = Mode(rawValue: "AVAudioSessionModeVideoRecording")
+        public static let measurement = Mode(rawValue: "AVAudioSessionModeMeasurement")
+        public static let moviePlayback = Mode(rawValue: "AVAudioSessionModeMoviePlayback")
+        public static let videoChat = Mode(rawValue: "AVAudioSessionModeVideoChat")
+        public static let spokenAudio = Mode(rawValue: "AVAudioSessionModeSpokenAudio")
+        public static let voicePrompt = Mode(rawValue: "AVAudioSessionModeVoicePrompt")
+    }
+
+    /// Port types.
+    public struct Port: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        // input
+        public static let lineIn = Port(rawValue: "LineIn")
+        public static let builtInMic = Port(rawValue: "MicrophoneBuiltIn")
+        public static let headsetMic = Port(rawValue: "MicrophoneWired")
+        public static let continuityMicrophone = Port(rawValue: "MicrophoneContinuity")
+        // output
+        public static let lineOut = Port(rawValue: "LineOut")
+        public static let headphones = Port(rawValue: "Headphones")
+        public static let bluetoothA2DP = Port(rawValue: "BluetoothA2DPOutput")
+        public static let builtInReceiver = Port(rawValue: "Receiver")
+        public static let builtInSpeaker = Port(rawValue: "Speaker")
+        public static let HDMI = Port(rawValue: "HDMIOutput")
+        public static let airPlay = Port(rawValue: "AirPlay")
+        public static let bluetoothLE = Port(rawValue: "BluetoothLEOutput")
+        // input and output
+        public static let bluetoothHFP = Port(rawValue: "BluetoothHFP")
+        public static let usbAudio = Port(rawValue: "USBAudio")
+        public static let carAudio = Port(rawValue: "CarAudio")
+        public static let virtual = Port(rawValue: "Virtual")
+        public static let PCI = Port(rawValue: "PCI")
+        public static let fireWire = Port(rawValue: "FireWire")
+        public static let displayPort = Port(rawValue: "DisplayPort")
+        public static let AVB = Port(rawValue: "AVB")
+        public static let thunderbolt = Port(rawValue: "Thunderbolt")
+    }
+
+    /// Where a data source sits on the device.
+    public struct Location: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let lower = Location(rawValue: "Lower")
+        public static let upper = Location(rawValue: "Upper")
+    }
+
+    /// Which way a data source faces.
+    public struct Orientation: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let top = Orientation(rawValue: "Top")
+        public static let bottom = Orientation(rawValue: "Bottom")
+        public static let front = Orientation(rawValue: "Front")
+        public static let back = Orientation(rawValue: "Back")
+        public static let left = Orientation(rawValue: "Left")
+        public static let right = Orientation(rawValue: "Right")
+    }
+
+    /// Microphone polar patterns.
+    public struct PolarPattern: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let stereo = PolarPattern(rawValue: "Stereo")
+        public static let omnidirectional = PolarPattern(rawValue: "Omnidirectional")
+        public static let cardioid = PolarPattern(rawValue: "Cardioid")
+        public static let subcardioid = PolarPattern(rawValue: "Subcardioid")
+    }
+
+    /// Category options (bits from AVAudioSessionTypes.h).
+    public struct CategoryOptions: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let mixWithOthers = CategoryOptions(rawValue: 0x1)
+        public static let duckOthers = CategoryOptions(rawValue: 0x2)
+        public static let allowBluetooth = CategoryOptions(rawValue: 0x4)
+        /// The newer name of `allowBluetooth` (the same bit).
+        public static let allowBluetoothHFP = CategoryOptions(rawValue: 0x4)
+        public static let defaultToSpeaker = CategoryOptions(rawValue: 0x8)
+        public static let interruptSpokenAudioAndMixWithOthers = CategoryOptions(rawValue: 0x11)
+        public static let allowBluetoothA2DP = CategoryOptions(rawValue: 0x20)
+        public static let allowAirPlay = CategoryOptions(rawValue: 0x40)
+        public static let overrideMutedMicrophoneInterruption = CategoryOptions(rawValue: 0x80)
+    }
+
+    /// Route sharing policies.
+    public enum RouteSharingPolicy: UInt, Sendable {
+        case `default` = 0
+        case longFormAudio = 1
+        case independent = 2
+        case longFormVideo = 3
+        /// Deprecated alias of `longFormAudio`.
+        public static var longForm: RouteSharingPolicy { .longFormAudio }
+    }
+
+    /// Options for `setActive(_:options:)`.
+    public struct SetActiveOptions: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let notifyOthersOnDeactivation = SetActiveOptions(rawValue: 1)
+    }
+
+    /// `overrideOutputAudioPort(_:)` values.
+    public enum PortOverride: UInt, Sendable {
+        case none = 0
+        case speaker = 0x7370_6B72 // 'spkr'
+    }
+
+    /// Why the route changed (value of `AVAudioSessionRouteChangeReasonKey`).
+    public enum RouteChangeReason: UInt, Sendable {
+        case unknown = 0
+        case newDeviceAvailable = 1
+        case oldDeviceUnavailable = 2
+        case categoryChange = 3
+        case override = 4
+        case wakeFromSleep = 6
+        case noSuitableRouteForCategory = 7
+        case routeConfigurationChange = 8
+    }
+
+    /// Whether an interruption began or ended (value of `AVAudioSessionInterruptionTypeKey`).
+    public enum InterruptionType: UInt, Sendable {
+        case began = 1
+        case ended = 0
+    }
+
+    /// Options when an interruption ends (value of `AVAudioSessionInterruptionOptionKey`).
+    public struct InterruptionOptions: OptionSet, Hashable, Sendable {
+        public let rawValue: UInt
+        public init(rawValue: UInt) { self.rawValue = rawValue }
+        public static let shouldResume = InterruptionOptions(rawValue: 1)
+    }
+
+    /// Why an interruption began (value of `AVAudioSessionInterruptionReasonKey`).
+    public enum InterruptionReason: UInt, Sendable {
+        case `default` = 0
+        /// Deprecated by Apple (no longer sent from iOS 16).
+        case appWasSuspended = 1
+        case builtInMicMuted = 2
+        case routeDisconnected = 4
+    }
+
+    /// `AVAudioSessionSilenceSecondaryAudioHintTypeKey` values.
+    public enum SilenceSecondaryAudioHintType: UInt, Sendable {
+        case begin = 1
+        case end = 0
+    }
+
+    /// `setAggregatedIOPreference(_:)` values.
+    public enum IOType: UInt, Sendable {
+        case notApplicable = 0
+        case aggregated = 1
+    }
+
+    /// The prompt style the session suggests (`promptStyle`).
+    public enum PromptStyle: UInt, Sendable {
+        case none = 0x6E6F_6E65 // 'none'
+        case short = 0x7368_7274 // 'shrt'
+        case normal = 0x6E72_6D6C // 'nrml'
+    }
+
+    /// Stereo input orientation.
+    public enum StereoOrientation: Int, Sendable {
+        case none = 0
+        case portrait = 1
+        case portraitUpsideDown = 2
+        case landscapeRight = 3
+        case landscapeLeft = 4
+    }
+
+    /// The record permission (deprecated by Apple in iOS 17 in favour of AVAudioApplication.recordPermission).
+    public enum RecordPermission: UInt, Sendable {
+        case undetermined = 0x756E_6474 // 'undt'
+        case denied = 0x6465_6E79 // 'deny'
+        case granted = 0x6772_6E74 // 'grnt'
+    }
+
+    /// The spatial rendering mode of the current route.
+    public enum RenderingMode: Int, Sendable {
+        case notApplicable = 0
+        case monoStereo = 1
+        case surround = 2
+        case spatialAudio = 3
+        case dolbyAudio = 4
+        case dolbyAtmos = 5
+    }
+
+    /// Error codes of the session's errors (NSOSStatusErrorDomain, as Apple reports them).
+    public enum ErrorCode: Int, Sendable {
+        case none = 0
+        case mediaServicesFailed = 0x6D73_7276 // 'msrv'
+        case isBusy = 0x2161_6374 // '!act'
+        case incompatibleCategory = 0x2163_6174 // '!cat'
+        case cannotInterruptOthers = 0x2169_6E74 // '!int'
+        case missingEntitlement = 0x656E_743F // 'ent?'
+        case siriIsRecording = 0x7369_7269 // 'siri'
+        case cannotStartPlaying = 0x2170_6C61 // '!pla'
+        case cannotStartRecording = 0x2172_6563 // '!rec'
+        case badParam = -50
+        case insufficientPriority = 0x2170_7269 // '!pri'
+        case resourceNotAvailable = 0x2172_6573 // '!res'
+        case unspecified = 0x7768_6174 // 'what'
+        case expiredSession = 0x2173_6573 // '!ses'
+        case sessionNotActive = 0x696E_6163 // 'inac'
+    }
+
+    // MARK: Notifications
+
+    public static let interruptionNotification = NSNotification.Name("AVAudioSessionInterruptionNotification")
+    public static let routeChangeNotification = NSNotification.Name("AVAudioSessionRouteChangeNotification")
+    public static let mediaServicesWereLostNotification = NSNotification.Name("AVAudioSessionMediaServicesWereLostNotification")
+    public static let mediaServicesWereResetNotification = NSNotification.Name("AVAudioSessionMediaServicesWereResetNotification")
+    public static let silenceSecondaryAudioHintNotification = NSNotification.Name("AVAudioSessionSilenceSecondaryAudioHintNotification")
+    public static let spatialPlaybackCapabilitiesChangedNotification = NSNotification.Name("AVAudioSessionSpatialPlaybackCapabilitiesChangedNotification")
+    public static let renderingModeChangeNotification = NSNotification.Name("AVAudioSessionRenderingModeChangeNotification")
+    public static let renderingCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionRenderingCapabilitiesChangeNotification")
+    public static let microphoneInjectionCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionMicrophoneInjectionCapabilitiesChangeNotification")
+}
+
+// MARK: User-info keys
+
+public let AVAudioSessionInterruptionTypeKey = "AVAudioSessionInterruptionTypeKey"
+public let AVAudioSessionInterruptionOptionKey = "AVAudioSessionInterruptionOptionKey"
+public let AVAudioSessionInterruptionReasonKey = "AVAudioSessionInterruptionReasonKey"
+/// Deprecated by Apple (iOS 14.5).
+public let AVAudioSessionInterruptionWasSuspendedKey = "AVAudioSessionInterruptionWasSuspendedKey"
+public let AVAudioSessionRouteChangeReasonKey = "AVAudioSessionRouteChangeReasonKey"
+public let AVAudioSessionRouteChangePreviousRouteKey = "AVAudioSessionRouteChangePreviousRouteKey"
+public let AVAudioSessionSilenceSecondaryAudioHintTypeKey = "AVAudioSessionSilenceSecondaryAudioHintTypeKey"
+public let AVAudioSessionSpatialAudioEnabledKey = "AVAudioSessionSpatialAudioEnabledKey"
+public let AVAudioSessionRenderingModeNewRenderingModeKey = "AVAudioSessionRenderingModeNewRenderingModeKey"
+public let AVAudioSessionMicrophoneInjectionIsAvailableKey = "AVAudioSessionMicrophoneInjectionIsAvailableKey"
+
+/// Activation options (watchOS `activate(options:completionHandler:)`).
+public struct AVAudioSessionActivationOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+}

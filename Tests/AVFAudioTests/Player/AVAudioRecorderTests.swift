@@ -1,0 +1,110 @@
+// AVAudioRecorder through the public API on the null input device (silence, clocked like
+// hardware; no server needed): creation errors, settings and format, exact durations (with rate
+// conversion from the device's 48 kHz), record(atTime:), pause and resume, deleteRecording, the
+// delegate once on the main queue. Recording real audio is in PlayerDeviceTests.
+import Testing
+import Foundation
+import AVFoundation
+
+@Suite(.serialized)
+struct AVAudioRecorderTests {
+    @Test("A container that needs an encoder this project lacks (.m4a, .flac) throws a clear NSError; .wav/.aif/.caf are accepted")
+    func unsupportedContainers() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for ext in ["m4a", "flac", "mp3"] {
+            do {
+                _ = try AVAudioRecorder(url: dir.appendingPathComponent("x.\(ext)"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC])
+                Issue.record(".\(ext) should throw")
+            } catch let error as NSError {
+                #expect(error.domain == NSOSStatusErrorDomain)
+                #expect(error.code == Int(kAudioFileUnsupportedFileTypeError))
+                #expect(error.localizedDescription.contains(".\(ext)") && error.localizedDescription.contains("not supported yet"), "\(error.localizedDescription)")
+            }
+        }
+        for ext in ["wav", "aif", "caf"] {
+            let recorder = try AVAudioRecorder(url: dir.appendingPathComponent("x.\(ext)"), settings: [AVSampleRateKey: 22_050, AVNumberOfChannelsKey: 1])
+            #expect(recorder.format.sampleRate == 22_050 && recorder.format.channelCount == 1)
+            #expect((recorder.settings[AVLinearPCMBitDepthKey] as? NSNumber)?.intValue == 16, "the default bit depth is 16")
+            #expect(!recorder.isRecording && recorder.currentTime == 0)
+        }
+    }
+
+    @Test("record(forDuration:) writes exactly the duration's frames (48 kHz device → 44.1 kHz file), stops by itself and tells the delegate once on the main queue; deleteRecording removes the file")
+    func recordForDuration() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("take.caf")
+        let format = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 44_100, channels: 2, interleaved: true)!
+        let recorder = try AVAudioRecorder(url: url, format: format)
+        recorder._deviceSelector = "null"
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        #expect(recorder.prepareToRecord())
+        #expect(FileManager.default.fileExists(atPath: url.path), "prepareToRecord creates the file")
+        let start = Date()
+        #expect(recorder.record(forDuration: 0.5))
+        #expect(recorder.isRecording)
+        #expect(!recorder.deleteRecording(), "a recording in progress cannot be deleted")
+        #expect(waitUntil(5) { !delegate.calls.isEmpty }, "record(forDuration:) did not finish")
+        let elapsed = delegate.calls.first.map { $0.time.timeIntervalSince(start) } ?? 0
+        #expect(elapsed > 0.45 && elapsed < 2, "finished after \(elapsed) s")
+        usleep(100_000)
+        #expect(delegate.calls.count == 1 && delegate.calls.first?.flag == true && delegate.calls.first?.onMainThread == true)
+        #expect(!recorder.isRecording && recorder.currentTime == 0)
+        let file = try AVAudioFile(forReading: url)
+        #expect(file.length == 22_050, "0.5 s at 44.1 kHz: \(file.length) frames")
+        #expect(file.fileFormat.sampleRate == 44_100 && file.fileFormat.channelCount == 2 && file.fileFormat.commonFormat == .pcmFormatInt16)
+        #expect(recorder.deleteRecording())
+        #expect(!FileManager.default.fileExists(atPath: url.path))
+    }
+
+    @Test("pause() keeps the file open and the time still; record() appends; stop() closes and tells the delegate")
+    func pauseAndResume() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("take.wav")
+        let recorder = try AVAudioRecorder(url: url, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 1])
+        recorder._deviceSelector = "null"
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        #expect(recorder.record())
+        usleep(400_000)
+        recorder.pause()
+        #expect(!recorder.isRecording)
+        let paused = recorder.currentTime
+        #expect(paused > 0.2 && paused < 0.6, "\(paused) s after 0.4 s")
+        usleep(300_000)
+        #expect(recorder.currentTime == paused)
+        #expect(recorder.record())
+        usleep(300_000)
+        let resumed = recorder.currentTime
+        #expect(resumed > paused + 0.15)
+        recorder.stop()
+        let file = try AVAudioFile(forReading: url)
+        let seconds = Double(file.length) / 48_000
+        #expect(abs(seconds - resumed) < 0.15, "file holds \(seconds) s, the recorder counted \(resumed) s")
+        #expect(waitUntil(5) { delegate.calls.count == 1 })
+        #expect(delegate.calls.first?.name == "didFinishRecording" && delegate.calls.first?.flag == true)
+    }
+
+    @Test("record(atTime:forDuration:) starts at the device time and records exactly the duration")
+    func recordAtTime() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = dir.appendingPathComponent("take.aif")
+        let recorder = try AVAudioRecorder(url: url, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 24])
+        recorder._deviceSelector = "null"
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        let start = Date()
+        #expect(recorder.record(atTime: recorder.deviceCurrentTime + 0.5, forDuration: 0.25))
+        usleep(300_000)
+        #expect(recorder.currentTime == 0, "recording began before its start time")
+        #expect(waitUntil(5) { !delegate.calls.isEmpty })
+        let elapsed = delegate.calls.first.map { $0.time.timeIntervalSince(start) } ?? 0
+        #expect(elapsed > 0.7 && elapsed < 2, "finished after \(elapsed) s (start 0.5 s + 0.25 s)")
+        let file = try AVAudioFile(forReading: url)
+        #expect(file.length == 12_000)
+    }
+}

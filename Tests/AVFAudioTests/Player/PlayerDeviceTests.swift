@@ -1,0 +1,373 @@
+// AVAudioPlayer and AVAudioRecorder against a private PulseAudio server with a null sink (each
+// test starts its own server and stops only that process; skipped, visibly, without pulseaudio).
+// What the player sends to the sink is recorded from the sink's monitor — by `parec` (an
+// independent client) or by AVAudioRecorder — and compared with analytic values: the tone's
+// amplitude through volume and the equal-power pan law, the duration through loops and rate,
+// the pitch kept at rate 2, a fade's linear envelope with no step. Every wait has a deadline.
+import Testing
+import Foundation
+import AVFoundation
+
+/// PulseAudio's module-null-sink sleeps up to 2 s between renders while no client asks for a low
+/// latency (its idle block is 2 s), so a stream that starts on an idle null sink waits up to 2 s
+/// for its first request after the initial fill (measured here: 1.9 s). A real sink does not do
+/// this. The tests keep the sink awake with a low-latency `pacat` of silence, started 2.5 s ahead.
+final class AwakeNullSink {
+    let keepAlive: ChildProcess
+    init(_ server: PrivatePulseServer) throws {
+        keepAlive = try ChildProcess(DeviceComponents.executable("pacat")!,
+                                     ["--raw", "--format=float32le", "--rate=48000", "--channels=2", "--latency-msec=10", "/dev/zero"],
+                                     environment: server.clientEnvironment)
+        usleep(2_500_000)
+    }
+    func stop() { keepAlive.stop() }
+}
+
+/// A `parec` recording of the null sink's monitor (float32 stereo 48 kHz).
+final class MonitorRecording {
+    let process: ChildProcess
+    let url: URL
+    init(_ server: PrivatePulseServer) throws {
+        url = server.directory.appendingPathComponent("monitor-\(UUID().uuidString.prefix(6)).raw")
+        process = try ChildProcess(DeviceComponents.executable("parec")!,
+                                   ["-d", "nullsink.monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw", "--latency-msec=20"],
+                                   environment: server.clientEnvironment, stdout: url.path)
+        usleep(300_000)
+    }
+    /// Stops parec and returns the two channels.
+    func finish() throws -> (left: [Float], right: [Float]) {
+        process.stop()
+        let data = try Data(contentsOf: url)
+        let frames = data.count / 8
+        var left = [Float](repeating: 0, count: frames), right = left
+        data.withUnsafeBytes { raw in
+            let s = raw.bindMemory(to: Float.self)
+            for i in 0..<frames { left[i] = s[2 * i]; right[i] = s[2 * i + 1] }
+        }
+        return (left, right)
+    }
+}
+
+/// Amplitude (peak of a sine, from its RMS) per block of `block` frames.
+func envelope(_ x: [Float], block: Int = 480) -> [Double] {
+    stride(from: 0, to: x.count - block + 1, by: block).map { start in
+        var sum = 0.0
+        for i in start..<start + block { sum += Double(x[i]) * Double(x[i]) }
+        return (sum / Double(block)).squareRoot() * 2.0.squareRoot()
+    }
+}
+
+/// The blocks where the envelope exceeds `threshold`: first and last index, and how many.
+func soundRegion(_ env: [Double], threshold: Double = 0.02) -> (first: Int, last: Int)? {
+    guard let first = env.firstIndex(where: { $0 > threshold }), let last = env.lastIndex(where: { $0 > threshold }) else { return nil }
+    return (first, last)
+}
+
+/// The median of the envelope over the middle half of the sound region.
+func steadyAmplitude(_ env: [Double], _ region: (first: Int, last: Int)) -> Double {
+    let n = region.last - region.first
+    let middle = env[(region.first + n / 4)...(region.last - n / 4)].sorted()
+    return middle[middle.count / 2]
+}
+
+@Suite(.serialized)
+struct PlayerDeviceTests {
+    static let skip = "pulseaudio, parec or libpulse.so.0 (Debian pulseaudio, pulseaudio-utils, libpulse0) is not installed"
+
+    @Test("Played through a PulseAudio null sink: a mono 0.5 tone arrives at 0.354 per channel (equal-power centre), at 0.5/0 with pan −1, halved by volume 0.5; numberOfLoops = 2 plays it three times",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func levelsPanVolumeLoops() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 0.5, amplitude: 0.5)
+        func run(pan: Float, volume: Float, loops: Int) throws -> (left: [Double], right: [Double], finished: Bool) {
+            let monitor = try MonitorRecording(server)
+            let player = try AVAudioPlayer(contentsOf: url)
+            player.currentDevice = "pulse:nullsink@\(server.server)"
+            let delegate = RecordingDelegate()
+            player.delegate = delegate
+            player.pan = pan
+            player.volume = volume
+            player.numberOfLoops = loops
+            #expect(player.play())
+            let finished = waitUntil(10) { !delegate.calls.isEmpty }
+            usleep(300_000)
+            let (l, r) = try monitor.finish()
+            #expect(delegate.calls.count == 1 && delegate.calls.first?.flag == true && delegate.calls.first?.onMainThread == true)
+            return (envelope(l), envelope(r), finished)
+        }
+        let centre = try run(pan: 0, volume: 1, loops: 0)
+        #expect(centre.finished)
+        let region = try #require(soundRegion(centre.left))
+        #expect(abs(steadyAmplitude(centre.left, region) - 0.3536) < 0.01, "left \(steadyAmplitude(centre.left, region))")
+        #expect(abs(steadyAmplitude(centre.right, region) - 0.3536) < 0.01, "right \(steadyAmplitude(centre.right, region))")
+        let seconds = Double(region.last - region.first + 1) * 0.01
+        #expect(abs(seconds - 0.5) < 0.05, "sound for \(seconds) s from a 0.5 s file")
+
+        let left = try run(pan: -1, volume: 0.5, loops: 2)
+        let leftRegion = try #require(soundRegion(left.left))
+        #expect(abs(steadyAmplitude(left.left, leftRegion) - 0.25) < 0.01, "pan −1, volume 0.5: left \(steadyAmplitude(left.left, leftRegion))")
+        #expect(left.right[leftRegion.first...leftRegion.last].max()! < 0.005, "pan −1: the right channel must be silent")
+        let looped = Double(leftRegion.last - leftRegion.first + 1) * 0.01
+        #expect(abs(looped - 1.5) < 0.06, "three passes of 0.5 s sounded for \(looped) s")
+        // No gap between loops: every whole 10 ms block inside the region carries the tone.
+        // (the first and last blocks are partly silent: the sound starts and ends inside them)
+        let quiet = left.left[(leftRegion.first + 1)...(leftRegion.last - 1)].enumerated().filter { $0.element < 0.2 }
+        let gaps = quiet.count
+        #expect(gaps == 0, "\(gaps) quiet blocks inside the looped tone: \(quiet.map { ($0.offset, $0.element) }) in \(leftRegion)")
+    }
+
+    @Test("Rate 2 with enableRate plays a 1 s file in 0.5 s at the same pitch (1 kHz)",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func rateKeepsPitch() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5)
+        let monitor = try MonitorRecording(server)
+        let player = try AVAudioPlayer(contentsOf: url)
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        player.enableRate = true
+        player.rate = 2
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.play())
+        #expect(waitUntil(10) { !delegate.calls.isEmpty })
+        usleep(300_000)
+        let (l, _) = try monitor.finish()
+        let env = envelope(l)
+        let loud = try #require(soundRegion(env))
+        // Between the half-level points (the vocoder's window smears the onset and the end).
+        let region = try #require(soundRegion(env, threshold: steadyAmplitude(env, loud) / 2))
+        let seconds = Double(region.last - region.first + 1) * 0.01
+        #expect(abs(seconds - 0.5) < 0.04, "rate 2: sound for \(seconds) s from a 1 s file")
+        // Pitch: count rising zero crossings over the steady middle.
+        let a = (region.first + 10) * 480, b = (region.last - 10) * 480
+        var crossings = 0
+        for i in a + 1..<b where l[i - 1] < 0 && l[i] >= 0 { crossings += 1 }
+        let frequency = Double(crossings) / (Double(b - a) / 48_000)
+        #expect(abs(frequency - 1_000) < 10, "frequency at rate 2: \(frequency) Hz")
+    }
+
+    @Test("setVolume(0, fadeDuration: 1) ramps the level down linearly, with no step anywhere",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func fade() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 3, amplitude: 0.5)
+        let monitor = try MonitorRecording(server)
+        let player = try AVAudioPlayer(contentsOf: url)
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        player.pan = -1   // mono → left at unity gain: the envelope is the volume × 0.5
+        #expect(player.play())
+        usleep(600_000)
+        player.setVolume(0, fadeDuration: 1)
+        usleep(1_600_000)
+        #expect(player.volume == 0)
+        player.stop()
+        usleep(200_000)
+        let (l, _) = try monitor.finish()
+        let env = envelope(l, block: 240)   // 5 ms blocks
+        let start = try #require(env.firstIndex { $0 > 0.4 })
+        // The fade: around the block where the level crosses half, back to the last block at full
+        // level and on to the first silent one.
+        let half = try #require(env[start...].firstIndex { $0 < 0.25 })
+        let fadeStart = try #require(env[start..<half].lastIndex { $0 >= 0.49 })
+        let fadeEnd = try #require(env[half...].firstIndex { $0 < 0.005 })
+        let fadeSeconds = Double(fadeEnd - fadeStart) * 0.005
+        #expect(abs(fadeSeconds - 1) < 0.08, "the fade took \(fadeSeconds) s")
+        // (from 20 ms after the onset: the mixer glides its pan to −1 over the first 10 ms)
+        let dips = env[(start + 4)..<fadeStart].filter { $0 < 0.49 }.count
+        #expect(dips == 0, "\(dips) blocks below full level before the fade")
+        // Linear: at a quarter, half and three quarters of the way the level is 0.375, 0.25, 0.125 (± 0.03).
+        for (fraction, expected) in [(0.25, 0.375), (0.5, 0.25), (0.75, 0.125)] {
+            let k = fadeStart + Int(Double(fadeEnd - fadeStart) * fraction)
+            #expect(abs(env[k] - expected) < 0.03, "at \(fraction) of the fade the level is \(env[k]), expected \(expected)")
+        }
+        // No click: a 1 kHz sine of amplitude ≤ 0.5 changes by at most 2π·1000·0.5/48000 ≈ 0.0654 per
+        // sample; a step in the gain would add to that.
+        var worst: Float = 0
+        let a = start * 240, b = fadeEnd * 240
+        for i in a + 1..<b { worst = max(worst, abs(l[i] - l[i - 1])) }
+        #expect(worst < 0.0670, "largest sample-to-sample change during playback and fade: \(worst)")
+    }
+
+    @Test("AVAudioRecorder records what AVAudioPlayer plays: record(forDuration: 2.5) writes exactly 120 000 frames at 48 kHz holding the tone at the sink's level, and the delegate hears once",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func playerIntoRecorder() throws {
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let tone = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 5, amplitude: 0.5)
+        let output = dir.appendingPathComponent("recorded.wav")
+        let recorder = try AVAudioRecorder(url: output, settings: [
+            AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2,
+            AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true])
+        recorder._deviceSelector = "pulse::nullsink.monitor@\(server.server)"
+        let recorderDelegate = RecordingDelegate()
+        recorder.delegate = recorderDelegate
+        recorder.isMeteringEnabled = true
+        let player = try AVAudioPlayer(contentsOf: tone)
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        #expect(player.play())
+        usleep(300_000)
+        #expect(recorder.record(forDuration: 2.5))
+        #expect(recorder.isRecording)
+        usleep(2_000_000)
+        let midway = recorder.currentTime
+        #expect(midway > 1.5 && midway < 2.3, "currentTime \(midway) s after 2 s")
+        recorder.updateMeters()
+        let average = recorder.averagePower(forChannel: 0)
+        #expect(waitUntil(10) { !recorderDelegate.calls.isEmpty }, "record(forDuration:) did not finish")
+        player.stop()
+        #expect(!recorder.isRecording)
+        #expect(recorderDelegate.calls.count == 1 && recorderDelegate.calls.first?.name == "didFinishRecording"
+                && recorderDelegate.calls.first?.flag == true && recorderDelegate.calls.first?.onMainThread == true)
+        let file = try AVAudioFile(forReading: output)
+        #expect(file.length == 120_000, "record(forDuration: 2.5) wrote \(file.length) frames")
+        #expect(file.fileFormat.sampleRate == 48_000 && file.fileFormat.channelCount == 2)
+        let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+        try file.read(into: buffer)
+        let env = envelope(Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))))
+        let region = try #require(soundRegion(env))
+        #expect(abs(steadyAmplitude(env, region) - 0.3536) < 0.01, "recorded level \(steadyAmplitude(env, region))")
+        // The sink's monitor carries the tone at 0.3536: average power 20·log10(0.3536/√2) = −12.04 dBFS
+        // (read after more than five time constants of the 300 ms average: within 0.03 dB of it).
+        #expect(abs(average - (-12.04)) < 0.15, "recorder average power \(average) dBFS")
+    }
+
+    @Test("`avaudio record` killed with SIGKILL mid-recording leaves a valid file holding the tone it captured (WAV and CAF)",
+          .enabled(if: DeviceComponents.pulse && AvaudioTool.url != nil, "pulseaudio or the avaudio executable is missing"))
+    func killedRecorderLeavesValidFile() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5))
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        player.numberOfLoops = -1
+        #expect(player.play())
+        defer { player.stop() }
+        for name in ["killed.wav", "killed.caf"] {
+            let output = dir.appendingPathComponent(name)
+            let child = try ChildProcess(AvaudioTool.url!.path, ["record", output.path, "--device", "pulse::nullsink.monitor@\(server.server)",
+                                                               "--channels", "2", "--rate", "48000", "--bits", "24", "--no-meter"],
+                                         environment: server.clientEnvironment)
+            // Wait until it has written a second of audio, then kill it without warning.
+            _ = waitUntil(10) { ((try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0) > 48_000 * 6 }
+            usleep(300_000)
+            kill(child.pid, SIGKILL)
+            child.stop()
+            let file = try AVAudioFile(forReading: output)
+            #expect(file.fileFormat.sampleRate == 48_000 && file.fileFormat.channelCount == 2)
+            #expect(file.length > 48_000, "\(name): only \(file.length) frames readable after SIGKILL")
+            // Every frame the header counts is there, and the tone is in them.
+            let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+            #expect(Int(file.length) * 6 <= size, "\(name): the header counts more frames than the file holds")
+            let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+            try file.read(into: buffer)
+            let env = envelope(Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))))
+            let region = try #require(soundRegion(env))
+            #expect(abs(steadyAmplitude(env, region) - 0.3536) < 0.01, "\(name): recorded level \(steadyAmplitude(env, region))")
+        }
+    }
+
+    @Test("The sound server dies mid-playback and mid-recording: the player pauses (position kept) and the recorder pauses (file valid), each delegate hears of an interruption once on the main queue; both resume once the server is back",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func serverDiesMidPlayback() throws {
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
+        let server = try PrivatePulseServer()
+        var restarted: PrivatePulseServer?
+        defer { restarted?.stop(); server.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 10, amplitude: 0.5))
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        let playerDelegate = RecordingDelegate()
+        player.delegate = playerDelegate
+        let output = dir.appendingPathComponent("take.wav")
+        let recorder = try AVAudioRecorder(url: output, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2])
+        recorder._deviceSelector = "pulse::nullsink.monitor@\(server.server)"
+        let recorderDelegate = RecordingDelegate()
+        recorder.delegate = recorderDelegate
+        #expect(player.play())
+        #expect(recorder.record())
+        #expect(waitUntil(10) { player.currentTime > 0.3 && recorder.currentTime > 0.3 }, "playback or recording did not get going")
+        server.crash()
+        #expect(waitUntil(10) { !player.isPlaying && !recorder.isRecording }, "the player or the recorder still runs after the server died")
+        #expect(waitUntil(5) { !playerDelegate.calls.isEmpty && !recorderDelegate.calls.isEmpty })
+        #expect(playerDelegate.calls.map(\.name) == ["beginInterruption"] && playerDelegate.calls.first?.onMainThread == true)
+        #expect(recorderDelegate.calls.map(\.name) == ["recorderBeginInterruption"] && recorderDelegate.calls.first?.onMainThread == true)
+        let position = player.currentTime
+        #expect(position > 0.2, "the position was lost: \(position)")
+        #expect(try AVAudioFile(forReading: output).length > 0, "the recording so far must stay readable")
+        restarted = try PrivatePulseServer(directory: server.directory)
+        #expect(player.play(), "play() after the server came back")
+        #expect(recorder.record(), "record() after the server came back")
+        #expect(waitUntil(10) { player.currentTime > position + 0.2 })
+        player.stop()
+        recorder.stop()
+    }
+
+    @Test("Eight players at once (a game's sound effects): every tone arrives at the sink at its own level, all starting together",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func eightPlayersAtOnce() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let frequencies = [300.0, 500, 700, 1_100, 1_300, 1_700, 1_900, 2_300]
+        let monitor = try MonitorRecording(server)
+        var players: [AVAudioPlayer] = []
+        for (k, f) in frequencies.enumerated() {
+            let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("t\(k).wav"), seconds: 2, frequency: f, amplitude: 0.1))
+            player.currentDevice = "pulse:nullsink@\(server.server)"
+            player.pan = -1
+            players.append(player)
+        }
+        let start = players[0].deviceCurrentTime + 0.3
+        for player in players { #expect(player.play(atTime: start)) }
+        #expect(waitUntil(10) { players.allSatisfy { !$0.isPlaying } }, "the players did not finish")
+        usleep(200_000)
+        let (l, _) = try monitor.finish()
+        let env = envelope(l)
+        let region = try #require(soundRegion(env, threshold: 0.05))
+        // The steady middle second: each tone's amplitude by a single-bin DFT (Goertzel) over 0.5 s.
+        let a = (region.first + region.last) / 2 * 480 - 12_000
+        for f in frequencies {
+            var re = 0.0, im = 0.0
+            for i in 0..<24_000 {
+                let phase = 2 * Double.pi * f * Double(i) / 48_000
+                re += Double(l[a + i]) * cos(phase)
+                im -= Double(l[a + i]) * sin(phase)
+            }
+            let amplitude = 2 * (re * re + im * im).squareRoot() / 24_000
+            #expect(abs(amplitude - 0.1) < 0.003, "the \(f) Hz player arrived at \(amplitude)")
+        }
+        let seconds = Double(region.last - region.first + 1) * 0.01
+        // Each player's engine maps the start time through its own stream's latency estimate; on a
+        // quiet machine they start within 60 ms of each other, under the full suite's load within 140 ms.
+        #expect(abs(seconds - 2) < 0.2, "the players started together and sounded for \(seconds) s")
+    }
+}
