@@ -74,7 +74,13 @@ enum FileMappingRegistry {
     nonisolated(unsafe) static let ends = makeAtomics(UInt.self)
     nonisolated(unsafe) static let used = makeAtomics(Bool.self)
     nonisolated(unsafe) static let damage = makeAtomics(Bool.self)
-    nonisolated(unsafe) static var previous = sigaction()
+    /// The SIGBUS action installed before ours (heap memory of the C struct's size: as a Swift
+    /// global, AddressSanitizer reported the copy into it as a global-buffer-overflow).
+    nonisolated(unsafe) static let previous: UnsafeMutablePointer<sigaction> = {
+        let p = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
+        memset(p, 0, MemoryLayout<sigaction>.size)
+        return p
+    }()
 
     static func makeAtomics<T: AtomicRepresentable>(_: T.Type) -> UnsafeMutablePointer<Atomic<T>> where T: ExpressibleByIntegerLiteral {
         let p = UnsafeMutablePointer<Atomic<T>>.allocate(capacity: capacity)
@@ -120,9 +126,7 @@ enum FileMappingRegistry {
         action.__sigaction_handler.sa_sigaction = fileMappingSIGBUSHandler
         action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER
         sigemptyset(&action.sa_mask)
-        var old = sigaction()
-        guard sigaction(SIGBUS, &action, &old) == 0 else { return false }
-        previous = old
+        guard sigaction(SIGBUS, &action, previous) == 0 else { return false }
         return true
     }()
 
@@ -149,18 +153,18 @@ private let fileMappingSIGBUSHandler: @convention(c) (Int32, UnsafeMutablePointe
         if FileMappingRegistry.absorb(address) { return }
     }
     // Not ours: what was there before.
-    var previous = FileMappingRegistry.previous
-    if previous.sa_flags & SA_SIGINFO != 0, let handler = previous.__sigaction_handler.sa_sigaction {
+    let previous = FileMappingRegistry.previous
+    if previous.pointee.sa_flags & SA_SIGINFO != 0, let handler = previous.pointee.__sigaction_handler.sa_sigaction {
         handler(signal, info, context)
         return
     }
-    let plain = previous.__sigaction_handler.sa_handler
+    let plain = previous.pointee.__sigaction_handler.sa_handler
     let raw = unsafeBitCast(plain, to: Int.self)   // SIG_DFL is 0, SIG_IGN is 1
     if raw == 1 { return }
     if raw == 0 {
         // Restore the default action; the faulting instruction runs again and the process stops
         // as it would have without this handler.
-        sigaction(SIGBUS, &previous, nil)
+        sigaction(SIGBUS, previous, nil)
         return
     }
     plain?(signal)
