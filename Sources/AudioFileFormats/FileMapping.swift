@@ -2,10 +2,9 @@
 //
 // DESIGN NOTE — why map, and what happens when the file shrinks
 // -------------------------------------------------------------
-// Decoding straight from a mapping of the file skips the copy a `pread` makes into a staging
-// buffer: for a float32 WAV decoded into deinterleaved channels that copy is half the work
-// (libsndfile, returning interleaved samples, has no second pass to make at all). The FLAC reader
-// decodes its frames in place from a mapping too.
+// The FLAC reader decodes its frames in place from a mapping of the file (its frames are found
+// by scanning the whole stream, and decoded on demand). (Decoding PCM from a mapping instead of
+// pread + staging was measured and dropped: see FileDecodeStream.swift.)
 //
 // A mapping has one well-known hazard: when another process truncates the file, touching a page
 // past the new end raises SIGBUS, which kills the process — an environment failure turned into a
@@ -55,15 +54,6 @@ public final class FileMapping {
     /// read as zeros): the file was truncated after it was mapped.
     public var isIntact: Bool { !FileMappingRegistry.damaged(slot) }
 
-    /// Asks the kernel to map `count` bytes from `offset` before they are read (one call instead
-    /// of a page fault per page; ignored where unsupported).
-    public func prefault(offset: Int, count: Int) {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let start = offset / page * page
-        let end = min(bytes.count, offset + count)
-        guard end > start else { return }
-        _ = madvise(UnsafeMutableRawPointer(mutating: bytes.baseAddress! + start), end - start, 22)   // MADV_POPULATE_READ (Linux 5.14)
-    }
 }
 
 /// The process-wide table of mapped ranges the SIGBUS handler consults (see the design note).
