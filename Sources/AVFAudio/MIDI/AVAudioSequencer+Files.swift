@@ -12,8 +12,8 @@
 //     makes no AVMusicTrack.
 //   * End-of-track events set the track's length (`lengthInBeats`); they are not events of the track.
 //   * SMPTE-division files have real-time ticks: a tick's beat is its seconds at 120 BPM (the
-//     default tempo), and their tempo events are kept as meta events only (they must not change
-//     the timing of a real-time file).
+//     default tempo), and their tempo events stay in their own track as meta events (dropped
+//     from a conductor track), so they do not retime a real-time file.
 //   * `smf_ChannelsToTracks`: channel events go to one track per channel (in channel order);
 //     everything else stays in the first of them.
 //   * Loading replaces the sequence's tracks and tempo track.
@@ -89,6 +89,11 @@ extension AVAudioSequencer {
                     }
                     if type == SMFMetaType.trackName && trackName == nil { trackName = String(decoding: bytes, as: UTF8.self) }
                     let event = AVMIDIMetaEvent(typeByte: type, data: Data(bytes))
+                    if type == SMFMetaType.tempo && !metrical {
+                        // A real-time (SMPTE) file: its tempo events must not retime it.
+                        if !conductor { trackEntries.append(.init(beat: beat, event: event)) }
+                        continue
+                    }
                     if tempoMeta(type) || conductor { tempoEntries.append(.init(beat: beat, event: event)) }
                     else { trackEntries.append(.init(beat: beat, event: event)) }
                 case let .sysex(escape, bytes):
