@@ -12,8 +12,8 @@
 //     makes no AVMusicTrack.
 //   * End-of-track events set the track's length (`lengthInBeats`); they are not events of the track.
 //   * SMPTE-division files have real-time ticks: a tick's beat is its seconds at 120 BPM (the
-//     default tempo), and their tempo events stay in their own track as meta events (dropped
-//     from a conductor track), so they do not retime a real-time file.
+//     default tempo), and their tempo events are dropped: they must not retime a real-time file,
+//     and kept as meta events they would retime it once written (the sequencer writes PPQ files).
 //   * `smf_ChannelsToTracks`: channel events go to one track per channel (in channel order);
 //     everything else stays in the first of them.
 //   * Loading replaces the sequence's tracks and tempo track.
@@ -66,7 +66,9 @@ extension AVAudioSequencer {
             let conductor = smf.format == 1 && index == 0 && !hasChannel
             var trackEntries: [AVMusicTrack.Entry] = []
             var length = 0.0
-            var open: [UInt16: [Int]] = [:]   // (channel << 8 | key) → indices of open notes
+            // (channel << 8 | key) → indices of open notes, oldest first from `head` (a queue, so
+            // thousands of overlapping notes of one key cost no more than a few).
+            var open: [UInt16: (notes: [Int], head: Int)] = [:]
             var trackName: String?
             for e in smfTrack.events {
                 let beat = smf.beats(forTick: e.tick)
@@ -90,8 +92,9 @@ extension AVAudioSequencer {
                     if type == SMFMetaType.trackName && trackName == nil { trackName = String(decoding: bytes, as: UTF8.self) }
                     let event = AVMIDIMetaEvent(typeByte: type, data: Data(bytes))
                     if type == SMFMetaType.tempo && !metrical {
-                        // A real-time (SMPTE) file: its tempo events must not retime it.
-                        if !conductor { trackEntries.append(.init(beat: beat, event: event)) }
+                        // A real-time (SMPTE) file: its tempo events must not retime it, and kept
+                        // as meta events they would on writing (the sequence is written at a PPQ
+                        // division), so they are dropped.
                         continue
                     }
                     if tempoMeta(type) || conductor { tempoEntries.append(.init(beat: beat, event: event)) }
@@ -102,13 +105,13 @@ extension AVAudioSequencer {
                     let ch = UInt32(status & 0x0F)
                     switch status & 0xF0 {
                     case 0x90 where d2 > 0:
-                        open[UInt16(ch) << 8 | UInt16(d1), default: []].append(trackEntries.count)
+                        open[UInt16(ch) << 8 | UInt16(d1), default: ([], 0)].notes.append(trackEntries.count)
                         trackEntries.append(.init(beat: beat, event: AVMIDINoteEvent(channel: ch, key: UInt32(d1), velocity: UInt32(d2), duration: 0)))
                     case 0x80, 0x90:
                         let k = UInt16(ch) << 8 | UInt16(d1)
-                        if var list = open[k], !list.isEmpty {
-                            let i = list.removeFirst()
-                            open[k] = list
+                        if let queue = open[k], queue.head < queue.notes.count {
+                            let i = queue.notes[queue.head]
+                            open[k]!.head += 1
                             (trackEntries[i].event as! AVMIDINoteEvent).duration = beat - trackEntries[i].beat
                         }
                     case 0xA0: trackEntries.append(.init(beat: beat, event: AVMIDIPolyPressureEvent(channel: ch, key: UInt32(d1), pressure: UInt32(d2))))
@@ -121,7 +124,9 @@ extension AVAudioSequencer {
                 length = max(length, beat)
             }
             // Notes never released last until the end of their track.
-            for (_, list) in open { for i in list { (trackEntries[i].event as! AVMIDINoteEvent).duration = max(0, length - trackEntries[i].beat) } }
+            for (_, queue) in open {
+                for i in queue.notes[queue.head...] { (trackEntries[i].event as! AVMIDINoteEvent).duration = max(0, length - trackEntries[i].beat) }
+            }
             if index == 0, let trackName, info[InfoDictionaryKey.title.rawValue] == nil { info[InfoDictionaryKey.title.rawValue] = trackName }
             if conductor { tempoLength = max(tempoLength, length); continue }
 
@@ -167,7 +172,7 @@ extension AVAudioSequencer {
             throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFilePermissionsError),
                           userInfo: [NSLocalizedDescriptionKey: "AVAudioSequencer.write(to:): \(fileURL.path) exists and replaceExisting is false"])
         }
-        let bytes = smfBytes(resolution: resolution)
+        let bytes = try smfBytes(resolution: resolution)
         do { try Data(bytes).write(to: fileURL) } catch {
             throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFilePermissionsError),
                           userInfo: [NSLocalizedDescriptionKey: "AVAudioSequencer.write(to:): cannot write \(fileURL.path): \(error.localizedDescription)"])
@@ -177,14 +182,17 @@ extension AVAudioSequencer {
     /// The sequence as Standard MIDI File data (format 1; `SMPTEResolution` is the ticks per
     /// quarter note, 0: 480).
     public func data(withSMPTEResolution SMPTEResolution: Int, error outError: NSErrorPointer) -> Data {
-        Data(smfBytes(resolution: SMPTEResolution))
+        do { return Data(try smfBytes(resolution: SMPTEResolution)) } catch {
+            outError?.pointee = error as NSError
+            return Data()
+        }
     }
 
     /// The sequence as a Standard MIDI File model.
     func standardMIDIFile(resolution: Int) -> StandardMIDIFile {
         lock.lock(); defer { lock.unlock() }
         let ppq = resolution > 0 ? min(resolution, 0x7FFF) : 480
-        func tick(_ beat: Double) -> UInt64 { UInt64(max(0, (beat * Double(ppq)).rounded())) }
+        func tick(_ beat: Double) -> UInt64 { let t = (beat * Double(ppq)).rounded(); return t.isNaN ? 0 : UInt64(min(max(0, t), 1.8e19)) }
         func track(_ t: AVMusicTrack) -> SMFTrack {
             var items: [(tick: UInt64, rank: Int, seq: Int, kind: SMFEvent.Kind)] = []
             func add(_ beat: Double, _ rank: Int, _ kind: SMFEvent.Kind) { items.append((tick(beat), rank, items.count, kind)) }
@@ -230,5 +238,20 @@ extension AVAudioSequencer {
         return StandardMIDIFile(format: 1, division: .ticksPerQuarterNote(ppq), tracks: [track(_tempoTrack)] + tracks.map(track))
     }
 
-    func smfBytes(resolution: Int) -> [UInt8] { SMFWriter.write(standardMIDIFile(resolution: resolution)) }
+    /// The file's bytes; throws when two consecutive events of a track are further apart than a
+    /// Standard MIDI File can say (0x0FFFFFFF ticks).
+    func smfBytes(resolution: Int) throws -> [UInt8] {
+        let file = standardMIDIFile(resolution: resolution)
+        for (index, track) in file.tracks.enumerated() {
+            var last: UInt64 = 0
+            for e in track.events {
+                if e.tick - last > 0x0FFF_FFFF {
+                    throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioToolboxErr_InvalidEventType), userInfo: [
+                        NSLocalizedDescriptionKey: "AVAudioSequencer: track \(index) has events \(e.tick - last) ticks apart, more than a Standard MIDI File's delta time holds (268435455); write at a lower resolution"])
+                }
+                last = e.tick
+            }
+        }
+        return SMFWriter.write(file)
+    }
 }

@@ -118,6 +118,7 @@ open class AVMusicTrack: NSObject {
     /// track; only `AVParameterEvent`s into an automation track (`usesAutomatedParameters`); no
     /// tempo event elsewhere. Adding another is a programmer error (a trap naming the event).
     open func addEvent(_ event: AVMusicEvent, at beat: AVMusicTimeStamp) {
+        precondition(beat.isFinite, "AVMusicTrack.addEvent: beat \(beat) is not a finite time stamp")
         let tempoKind: Bool
         if event is AVExtendedTempoEvent { tempoKind = true }
         else if let meta = event as? AVMIDIMetaEvent { tempoKind = [.tempo, .smpteOffset, .timeSignature].contains(meta.type) }
