@@ -236,6 +236,29 @@ func noteTrack(_ beats: [Double], key: UInt8 = 60) -> [(UInt32, [UInt8])] {
         #expect(log.entries.first?.time == startSample + 12_000)
     }
 
+    /// Tracks without a destination play on the first instrument attached to the engine; a
+    /// track's `destinationAudioUnit` sends it elsewhere.
+    @Test func destinations() async throws {
+        let (engine, first, firstLog) = try await Self.makeEngine()
+        let second = try #require(try await AVAudioUnit.instantiate(with: Self.description) as? AVAudioUnitMIDIInstrument)
+        let secondLog = (second.auAudioUnit as! ImpulseInstrument).log
+        engine.attach(second)
+        engine.connect(second, to: engine.mainMixerNode, format: Self.format)
+        let sequencer = AVAudioSequencer(audioEngine: engine)
+        let a = sequencer.createAndAppendTrack()
+        a.addEvent(AVMIDINoteEvent(channel: 0, key: 50, velocity: 100, duration: 0.5), at: 0.5)
+        let b = sequencer.createAndAppendTrack()
+        b.addEvent(AVMIDINoteEvent(channel: 0, key: 51, velocity: 100, duration: 0.5), at: 0.25)
+        b.destinationAudioUnit = second
+        #expect(b.destinationAudioUnit === second && a.destinationAudioUnit == nil)
+        _ = first
+        try engine.start()
+        try sequencer.start()
+        _ = try Self.render(engine, 24_000, chunks: [512])
+        #expect(firstLog.entries.map(\.key) == [50] && firstLog.entries.map(\.time) == [12_000])
+        #expect(secondLog.entries.map(\.key) == [51] && secondLog.entries.map(\.time) == [6_000])
+    }
+
     @Test func seekingWhilePlaying() async throws {
         let (engine, _, log) = try await Self.makeEngine()
         let sequencer = AVAudioSequencer(audioEngine: engine)

@@ -18,7 +18,9 @@
 //     everything else stays in the first of them.
 //   * Loading replaces the sequence's tracks and tempo track.
 // Writing: format 1, the tempo track first, at the resolution given (ticks per quarter note;
-// 0 means 480); notes as note-on/note-off pairs (note-off velocity 0), sysex messages starting
+// 0 means 480); notes as note-on/note-off pairs (note-off velocity 0; at a tick, the note-offs of
+// earlier notes come before the note-ons, and a note that ends where it starts is released after
+// its own note-on, so reading pairs every note as it was), sysex messages starting
 // with F0 as F0 events and others as F7 escapes; user, parameter and preset events have no
 // Standard MIDI File form and are left out.
 import Foundation
@@ -202,11 +204,11 @@ extension AVAudioSequencer {
                 case let n as AVMIDINoteEvent:
                     let ch = UInt8(n.channel & 0x0F), key = UInt8(n.key & 0x7F)
                     add(b, 1, .channel(status: 0x90 | ch, data1: key, data2: UInt8(n.velocity & 0x7F)))
-                    add(b + max(0, n.duration), 0, .channel(status: 0x80 | ch, data1: key, data2: 0))
+                    add(b + max(0, n.duration), tick(b + max(0, n.duration)) > tick(b) ? 0 : 2, .channel(status: 0x80 | ch, data1: key, data2: 0))
                 case let n as AVExtendedNoteOnEvent:
                     let ch = UInt8(n.groupID & 0x0F), key = UInt8(clamping: Int(n.midiNote.rounded()))
                     add(b, 1, .channel(status: 0x90 | ch, data1: key & 0x7F, data2: UInt8(clamping: Int(n.velocity.rounded())) & 0x7F))
-                    add(b + max(0, n.duration), 0, .channel(status: 0x80 | ch, data1: key & 0x7F, data2: 0))
+                    add(b + max(0, n.duration), tick(b + max(0, n.duration)) > tick(b) ? 0 : 2, .channel(status: 0x80 | ch, data1: key & 0x7F, data2: 0))
                 case let c as AVMIDIControlChangeEvent:
                     add(b, 1, .channel(status: 0xB0 | UInt8(c.channel & 0x0F), data1: c.controller, data2: UInt8(c.value & 0x7F)))
                 case let c as AVMIDIProgramChangeEvent:

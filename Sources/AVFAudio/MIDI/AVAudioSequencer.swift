@@ -327,7 +327,9 @@ open class AVAudioSequencer: NSObject {
                 // A note that starts inside the loop is released before the loop wraps, so no
                 // pass leaves it hanging (its note-off would otherwise lie past the loop's end).
                 if beat >= loopStart && beat < loopEnd && off >= loopEnd { off = loopEnd - 1e-9 }
-                add(off, rank: 0, midi(0x80 | ch, key, 0, length: 3))
+                // At one beat, earlier notes end before new ones start; a note of no length ends
+                // after its own start (a note-off before it would leave it hanging).
+                add(off, rank: off > beat ? 0 : 2, midi(0x80 | ch, key, 0, length: 3))
             }
             for entry in track.entries {
                 let b = entry.beat

@@ -25,3 +25,22 @@ import AVFoundation
         }
     }
 }
+
+extension SMFFuzzRegressionTests {
+    /// Finding 2 (crash-e9c24686, a mutation of freedink-data's 1003.mid): notes whose note-on
+    /// and note-off share a tick were written note-off first (the writer put every note-off
+    /// before the note-ons of its tick), so reading the file back found the note-off before its
+    /// note-on and held the note to the end of the track. A note of no length is now released
+    /// after its own note-on, in files and in playback.
+    @Test func zeroLengthNotesSurviveARoundTrip() throws {
+        let file = smfBytes(format: 0, division: 96, tracks: [[(0, [0x90, 60, 100]), (0, [0x80, 60, 0]), (96, [0x90, 62, 100]), (96, [0x80, 62, 0])]])
+        let s = AVAudioSequencer()
+        try s.load(from: file, options: [])
+        #expect(describe(s.tracks[0]) == ["0.0 note ch0 k60 v100 d0.0", "1.0 note ch0 k62 v100 d1.0"])
+        let written = s.data(withSMPTEResolution: 96, error: nil)
+        let again = AVAudioSequencer()
+        try again.load(from: written, options: [])
+        #expect(describe(again.tracks[0]) == describe(s.tracks[0]))
+        #expect(again.data(withSMPTEResolution: 96, error: nil) == written)
+    }
+}
