@@ -329,6 +329,12 @@ func noteTrack(_ beats: [Double], key: UInt8 = 60) -> [(UInt32, [UInt8])] {
                 try engine.start()
                 try sequencer.start()
                 _ = eventually(seconds: 5) { log.count >= 8 }
+                // Host time ↔ beats while playing: 0.25 beat at 120 BPM and rate 2 is 62.5 ms.
+                var error: NSError?
+                let h1 = sequencer.hostTime(forBeats: 1.0, error: &error), h2 = sequencer.hostTime(forBeats: 1.25, error: &error)
+                #expect(error == nil)
+                #expect(abs(Int64(h2) - Int64(h1) - 62_500_000) <= 1)
+                #expect(abs(sequencer.beats(forHostTime: h2, error: &error) - 1.25) < 1e-6)
                 sequencer.stop()
                 engine.stop()
             } catch { Issue.record("\(error)") }
