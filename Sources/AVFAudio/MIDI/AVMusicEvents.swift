@@ -280,8 +280,10 @@ open class AVExtendedNoteOnEvent: AVMusicEvent {
     open var duration: AVMusicTimeStamp
 
     /// Creates an event with a MIDI note, velocity, group identifier, and duration (the default instrument).
-    public convenience init(midiNote: Float, velocity: Float, groupID: UInt32, duration: AVMusicTimeStamp) {
-        self.init(midiNote: midiNote, velocity: velocity, instrumentID: AVExtendedNoteOnEvent.defaultInstrument, groupID: groupID, duration: duration)
+    public init(midiNote: Float, velocity: Float, groupID: UInt32, duration: AVMusicTimeStamp) {
+        self.midiNote = midiNote; self.velocity = velocity; instrumentID = AVExtendedNoteOnEvent.defaultInstrument
+        self.groupID = groupID; self.duration = duration
+        super.init()
     }
     /// Creates a note on event with an instrument identifier.
     public init(midiNote: Float, velocity: Float, instrumentID: UInt32, groupID: UInt32, duration: AVMusicTimeStamp) {

@@ -41,6 +41,14 @@ open class AVMusicTrack: NSObject {
 
     private func changed() { sequencer?.contentDidChange() }
 
+    /// Runs `body` holding the owning sequencer's lock (tracks are edited from any thread while
+    /// the sequencer compiles them for playback). Never held while client code runs.
+    private func locked<T>(_ body: () -> T) -> T {
+        guard let lock = sequencer?.lock else { return body() }
+        lock.lock(); defer { lock.unlock() }
+        return body()
+    }
+
     // MARK: Destination
 
     /// The audio unit that receives the track's events (nil: the engine's first MIDI instrument).
@@ -86,13 +94,23 @@ open class AVMusicTrack: NSObject {
     }
     /// The time resolution of the sequence, in ticks per quarter note (the file's, else 480).
     open var timeResolution: Int { sequencer?.timeResolution ?? 480 }
-    /// Whether the track is an automation track (parameter events).
-    open var usesAutomatedParameters = false
+    /// Whether the track is an automation track: it then holds parameter events only. Apple
+    /// documents that setting it on a track that holds other events raises; so does this (a trap).
+    open var usesAutomatedParameters = false {
+        willSet {
+            if newValue {
+                precondition(locked { entries.allSatisfy { $0.event is AVParameterEvent } },
+                             "AVMusicTrack.usesAutomatedParameters: the track holds events other than AVParameterEvent")
+            }
+        }
+    }
 
     var contentEnd: AVMusicTimeStamp {
-        var end = 0.0
-        for e in entries { end = max(end, e.beat + e.event._duration) }
-        return end
+        locked {
+            var end = 0.0
+            for e in entries { end = max(end, e.beat + e.event._duration) }
+            return end
+        }
     }
 
     // MARK: Editing
@@ -130,30 +148,35 @@ open class AVMusicTrack: NSObject {
         } else {
             precondition(!(event is AVExtendedTempoEvent), "AVMusicTrack.addEvent: an AVExtendedTempoEvent can only be added to the sequencer's tempo track")
         }
-        insert(event._copy(), at: max(0, beat))
+        let copy = event._copy()
+        locked { insert(copy, at: max(0, beat)) }
         changed()
     }
 
     /// Moves the beat location of all events in the given beat range by `beatAmount`.
     open func moveEvents(in range: AVBeatRange, by beatAmount: AVMusicTimeStamp) {
-        let moved = entries.filter { Self.contains(range, $0.beat) }
-        entries.removeAll { Self.contains(range, $0.beat) }
-        for e in moved { insert(e.event, at: max(0, e.beat + beatAmount)) }
+        locked {
+            let moved = entries.filter { Self.contains(range, $0.beat) }
+            entries.removeAll { Self.contains(range, $0.beat) }
+            for e in moved { insert(e.event, at: max(0, e.beat + beatAmount)) }
+        }
         changed()
     }
 
     /// Removes all events in the given beat range; later events stay where they are.
     open func clearEvents(in range: AVBeatRange) {
-        entries.removeAll { Self.contains(range, $0.beat) }
+        locked { entries.removeAll { Self.contains(range, $0.beat) } }
         changed()
     }
 
     /// Removes all events in the given beat range and moves later events earlier by its length.
     open func cutEvents(in range: AVBeatRange) {
         let end = Self.end(of: range)
-        entries.removeAll { Self.contains(range, $0.beat) }
-        if end.isFinite {
-            for i in entries.indices where entries[i].beat >= end { entries[i].beat -= range.length }
+        locked {
+            entries.removeAll { Self.contains(range, $0.beat) }
+            if end.isFinite {
+                for i in entries.indices where entries[i].beat >= end { entries[i].beat -= range.length }
+            }
         }
         changed()
     }
@@ -161,19 +184,21 @@ open class AVMusicTrack: NSObject {
     /// Copies the events of `sourceTrack` in `range` and splices them in at `insertStartBeat`:
     /// this track's events from that beat on move later by the range's length.
     open func copyEvents(in range: AVBeatRange, from sourceTrack: AVMusicTrack, insertAt insertStartBeat: AVMusicTimeStamp) {
-        let copies = sourceTrack.entries.filter { Self.contains(range, $0.beat) }.map { Entry(beat: $0.beat - range.start + insertStartBeat, event: $0.event._copy()) }
+        let copies = sourceTrack.locked { sourceTrack.entries.filter { Self.contains(range, $0.beat) }.map { Entry(beat: $0.beat - range.start + insertStartBeat, event: $0.event._copy()) } }
         var length = range.length
         if Self.end(of: range) == .infinity { length = max(0, sourceTrack.lengthInBeats - range.start) }
-        for i in entries.indices where entries[i].beat >= insertStartBeat { entries[i].beat += length }
-        for c in copies { insert(c.event, at: c.beat) }
+        locked {
+            for i in entries.indices where entries[i].beat >= insertStartBeat { entries[i].beat += length }
+            for c in copies { insert(c.event, at: c.beat) }
+        }
         changed()
     }
 
     /// Copies the events of `sourceTrack` in `range` and merges them in at `mergeStartBeat`
     /// (nothing in this track moves).
     open func copyAndMergeEvents(in range: AVBeatRange, from sourceTrack: AVMusicTrack, mergeAt mergeStartBeat: AVMusicTimeStamp) {
-        let copies = sourceTrack.entries.filter { Self.contains(range, $0.beat) }.map { Entry(beat: $0.beat - range.start + mergeStartBeat, event: $0.event._copy()) }
-        for c in copies { insert(c.event, at: c.beat) }
+        let copies = sourceTrack.locked { sourceTrack.entries.filter { Self.contains(range, $0.beat) }.map { Entry(beat: $0.beat - range.start + mergeStartBeat, event: $0.event._copy()) } }
+        locked { for c in copies { insert(c.event, at: c.beat) } }
         changed()
     }
 
@@ -181,23 +206,26 @@ open class AVMusicTrack: NSObject {
     /// event's properties, move it (by changing the time stamp) or remove it (by setting the flag);
     /// changes are kept when the block returns.
     open func enumerateEvents(in range: AVBeatRange, using block: AVMusicEventEnumerationBlock) {
-        let snapshot = entries.filter { Self.contains(range, $0.beat) }
-        var result = entries.filter { !Self.contains(range, $0.beat) }
-        var moved: [Entry] = []
+        // The block runs without the lock (it is client code and may edit tracks itself); its
+        // changes are applied afterwards to the events it was shown.
+        let snapshot = locked { entries.filter { Self.contains(range, $0.beat) } }
+        var kept: [Entry] = []
         var changedAny = false
         for e in snapshot {
             let copy = e.event._copy()
             var stamp = e.beat
             var remove = ObjCBool(false)
             block(copy, &stamp, &remove)
-            if remove.boolValue { changedAny = true; continue }
-            if stamp != e.beat { changedAny = true }
-            moved.append(Entry(beat: max(0, stamp), event: copy))
+            changedAny = true
+            if remove.boolValue { continue }
+            kept.append(Entry(beat: stamp.isFinite ? max(0, stamp) : e.beat, event: copy))
         }
-        // Unchanged events keep their place; the enumerated ones are reinserted in order.
-        entries = result
-        result = []
-        for e in moved { insert(e.event, at: e.beat) }
-        if changedAny || !moved.isEmpty { changed() }
+        guard changedAny else { return }
+        let shown = Set(snapshot.map { ObjectIdentifier($0.event) })
+        locked {
+            entries.removeAll { shown.contains(ObjectIdentifier($0.event)) }
+            for e in kept { insert(e.event, at: e.beat) }
+        }
+        changed()
     }
 }
