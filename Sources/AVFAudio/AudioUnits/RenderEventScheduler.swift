@@ -106,10 +106,11 @@ final class RenderEventScheduler {
 
     // MARK: producers (any thread)
 
-    /// Queues an event; false (and counted in `dropped`) when the queue is full.
+    /// Queues an event; false (and counted in `dropped`) when the queue is full. Real-time safe
+    /// (the sequencer pushes from the render thread): the queue is reached unretained.
     @discardableResult
     func push(_ request: RenderEventRequest) -> Bool {
-        if queue.push(request) { return true }
+        if queueRef._withUnsafeGuaranteedRef({ $0.push(request) }) { return true }
         dropped.add(1, ordering: .relaxed)
         return false
     }

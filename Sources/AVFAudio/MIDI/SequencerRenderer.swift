@@ -91,7 +91,8 @@ final class SequencerProgram {
                 loopStart: t.loopStart, loopLength: t.loopLength, passes: t.passes, trackIndex: Int32(t.index)))
         }
         schedulers = unique
-        schedulerList = .allocate(capacity: max(1, unique.count))
+        let list = UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>.allocate(capacity: max(1, unique.count))
+        schedulerList = UnsafeMutableBufferPointer(rebasing: list[0 ..< unique.count])
         for (i, s) in unique.enumerated() { schedulerList.baseAddress!.advanced(by: i).initialize(to: .passUnretained(s)) }
         self.userEvents = userEvents
     }
@@ -100,30 +101,9 @@ final class SequencerProgram {
         for t in tracks { UnsafeMutableBufferPointer(start: t.events.baseAddress, count: max(1, t.events.count)).deallocate() }
         tracks.deallocate()
         tempo.deallocate()
-        schedulerList.deallocate()
+        UnsafeMutableBufferPointer(start: schedulerList.baseAddress, count: max(1, schedulerList.count)).deallocate()
     }
 
-    // Tempo map on raw memory (render thread).
-    @inline(__always)
-    func seconds(forBeat beat: Double) -> Double {
-        var lo = 0, hi = tempo.count - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) >> 1
-            if tempo[mid].beat <= beat { lo = mid } else { hi = mid - 1 }
-        }
-        let s = tempo[lo]
-        return s.seconds + (beat - s.beat) * s.secondsPerBeat
-    }
-    @inline(__always)
-    func beat(forSeconds seconds: Double) -> Double {
-        var lo = 0, hi = tempo.count - 1
-        while lo < hi {
-            let mid = (lo + hi + 1) >> 1
-            if tempo[mid].seconds <= seconds { lo = mid } else { hi = mid - 1 }
-        }
-        let s = tempo[lo]
-        return s.beat + (seconds - s.seconds) / s.secondsPerBeat
-    }
 }
 
 final class SequencerRenderer {
@@ -152,6 +132,11 @@ final class SequencerRenderer {
 
     // MARK: render-thread state
     private var current: Unmanaged<SequencerProgram>?
+    /// The current program's arrays, copied out at adoption so that the cycle reads raw memory
+    /// only (touching the program object inside the cycle would retain it).
+    private var tempo = UnsafeMutableBufferPointer<TempoMap.Segment>(start: nil, count: 0)
+    private var tracks = UnsafeMutableBufferPointer<PreparedSequencerTrack>(start: nil, count: 0)
+    private var schedulerList = UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>(start: nil, count: 0)
     private var running = false
     private var seenRequest = 0
     private var anchorSample: Int64 = 0
@@ -186,16 +171,6 @@ final class SequencerRenderer {
         while let raw = retired.pop() { Unmanaged<SequencerProgram>.fromOpaque(raw).release() }
     }
 
-    /// Control side, render thread not using this renderer (not registered, or engine stopped):
-    /// adopt the pending program directly.
-    func adoptWhileIdle() -> SequencerProgram? {
-        if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
-            current?.release()
-            current = Unmanaged<SequencerProgram>.fromOpaque(raw)
-        }
-        return current?.takeUnretainedValue()
-    }
-
     /// Asks the render thread to play from `seconds` at its next cycle.
     func requestAnchor(atSeconds seconds: Double) {
         requestedSeconds.store(seconds.bitPattern, ordering: .relaxed)
@@ -223,20 +198,25 @@ final class SequencerRenderer {
     func renderCycle(sampleTime: Int64, frames: Int, sampleRate: Double, hostTime: UInt64) {
         if let raw = pending.exchange(nil, ordering: .acquiringAndReleasing) {
             if let old = current { _ = retiredRef._withUnsafeGuaranteedRef { $0.push(old.toOpaque()) } }
-            current = Unmanaged<SequencerProgram>.fromOpaque(raw)
+            let program = Unmanaged<SequencerProgram>.fromOpaque(raw)
+            current = program
+            (tempo, tracks, schedulerList) = program._withUnsafeGuaranteedRef { ($0.tempo, $0.tracks, $0.schedulerList) }
         }
-        guard let program = current else { return }
+        if current == nil { return }
         if !playing.load(ordering: .acquiring) {
             if running {
                 running = false
-                program._withUnsafeGuaranteedRef { allNotesOff($0, at: sampleTime) }
+                allNotesOff(at: sampleTime)
             }
             return
         }
         let request = anchorRequest.load(ordering: .acquiring)
         let wantedRate = max(1e-6, Double(bitPattern: rateBits.load(ordering: .relaxed)))
-        if !running || request != seenRequest {
-            if running { program._withUnsafeGuaranteedRef { allNotesOff($0, at: sampleTime) } }
+        // (no `||`: its autoclosure would capture, and retain, self)
+        var reanchor = !running
+        if request != seenRequest { reanchor = true }
+        if reanchor {
+            if running { allNotesOff(at: sampleTime) }
             seenRequest = request
             anchorSample = sampleTime
             anchorSeconds = Double(bitPattern: requestedSeconds.load(ordering: .relaxed))
@@ -248,14 +228,12 @@ final class SequencerRenderer {
             rate = wantedRate
         }
         let end = sampleTime + Int64(frames)
-        program._withUnsafeGuaranteedRef { p in
-            let b0 = p.beat(forSeconds: seconds(atSample: sampleTime - 1, sampleRate: sampleRate))
-            let b1 = p.beat(forSeconds: seconds(atSample: end + 1, sampleRate: sampleRate))
-            var t = 0
-            while t < p.tracks.count {
-                emit(p, track: p.tracks.baseAddress.unsafelyUnwrapped + t, from: b0, to: b1, start: sampleTime, end: end, sampleRate: sampleRate)
-                t += 1
-            }
+        let b0 = beat(forSeconds: seconds(atSample: sampleTime - 1, sampleRate: sampleRate))
+        let b1 = beat(forSeconds: seconds(atSample: end + 1, sampleRate: sampleRate))
+        var t = 0
+        while t < tracks.count {
+            emit(track: tracks.baseAddress.unsafelyUnwrapped + t, from: b0, to: b1, start: sampleTime, end: end, sampleRate: sampleRate)
+            t += 1
         }
         positionBits.store(seconds(atSample: end, sampleRate: sampleRate).bitPattern, ordering: .relaxed)
         positionHostTime.store(hostTime &+ UInt64(Double(frames) / sampleRate * 1e9), ordering: .relaxed)
@@ -266,9 +244,31 @@ final class SequencerRenderer {
         anchorSeconds + Double(sample - anchorSample) / sampleRate * rate
     }
 
+    // The tempo map on the program's raw segments (the same arithmetic as TempoMap).
+    @inline(__always)
+    private func seconds(forBeat beat: Double) -> Double {
+        var lo = 0, hi = tempo.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) >> 1
+            if tempo[mid].beat <= beat { lo = mid } else { hi = mid - 1 }
+        }
+        let s = tempo[lo]
+        return s.seconds + (beat - s.beat) * s.secondsPerBeat
+    }
+    @inline(__always)
+    private func beat(forSeconds seconds: Double) -> Double {
+        var lo = 0, hi = tempo.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) >> 1
+            if tempo[mid].seconds <= seconds { lo = mid } else { hi = mid - 1 }
+        }
+        let s = tempo[lo]
+        return s.beat + (seconds - s.seconds) / s.secondsPerBeat
+    }
+
     /// Emits the events of one track whose sequence beats fall in [b0, b1) and whose samples fall
     /// in [start, end), walking the loop's passes in beat space.
-    private func emit(_ p: SequencerProgram, track: UnsafeMutablePointer<PreparedSequencerTrack>, from b0: Double, to b1: Double,
+    private func emit(track: UnsafeMutablePointer<PreparedSequencerTrack>, from b0: Double, to b1: Double,
                       start: Int64, end: Int64, sampleRate: Double) {
         let tr = track.pointee
         if tr.events.count == 0 { return }
@@ -277,7 +277,7 @@ final class SequencerRenderer {
         if u1 <= 0 { return }
         if u < 0 { u = 0 }
         guard tr.passes != 0, tr.loopLength > 0 else {
-            emitRange(p, tr, local0: u, local1: u1, shift: tr.offset, start: start, end: end, sampleRate: sampleRate)
+            emitRange(tr, local0: u, local1: u1, shift: tr.offset, start: start, end: end, sampleRate: sampleRate)
             return
         }
         let s = tr.loopStart, len = tr.loopLength, e = s + len
@@ -287,7 +287,13 @@ final class SequencerRenderer {
             // Which pass holds u: pass 0 is everything before the loop's end; pass k ≥ 1 is
             // [s + k·len, s + (k+1)·len); after the last pass the track continues past e.
             var k = 0
-            if u >= e { k = Int(((u - s) / len).rounded(.down)) }
+            if u >= e {
+                // floor of a non-negative quotient (u ≥ e > s): truncation (`rounded(.down)` names
+                // the rounding-rule enum, metadata the real-time check rejects; libm's floor is
+                // outside its view)
+                let passes = (u - s) / len
+                k = passes < 9e15 ? Int(passes) : Int(9e15)
+            }
             let last = tr.passes < 0 ? Int.max : tr.passes - 1
             let pieceEnd: Double
             if k >= last {
@@ -297,13 +303,13 @@ final class SequencerRenderer {
                 pieceEnd = min(u1, s + Double(k + 1) * len)
             }
             let shift = Double(k) * len
-            emitRange(p, tr, local0: u - shift, local1: pieceEnd - shift, shift: shift + tr.offset, start: start, end: end, sampleRate: sampleRate)
+            emitRange(tr, local0: u - shift, local1: pieceEnd - shift, shift: shift + tr.offset, start: start, end: end, sampleRate: sampleRate)
             u = pieceEnd
         }
     }
 
     @inline(__always)
-    private func emitRange(_ p: SequencerProgram, _ tr: PreparedSequencerTrack, local0: Double, local1: Double, shift: Double,
+    private func emitRange(_ tr: PreparedSequencerTrack, local0: Double, local1: Double, shift: Double,
                            start: Int64, end: Int64, sampleRate: Double) {
         let events = tr.events
         // First event at or after local0.
@@ -317,8 +323,8 @@ final class SequencerRenderer {
             let ev = events.baseAddress.unsafelyUnwrapped + i
             let beat = ev.pointee.beat
             if beat >= local1 { break }
-            let x = Double(anchorSample) + (p.seconds(forBeat: beat + shift) - anchorSeconds) * sampleRate / rate
-            let sample = Int64(x.rounded())
+            let x = Double(anchorSample) + (seconds(forBeat: beat + shift) - anchorSeconds) * sampleRate / rate
+            let sample = Int64(x + (x >= 0 ? 0.5 : -0.5))   // rounded half away from zero, written out (see above)
             if sample >= start && sample < end {
                 deliver(ev, tr, at: sample, beat: beat + shift)
             }
@@ -349,10 +355,10 @@ final class SequencerRenderer {
     }
 
     /// Stops sounding notes: "all notes off" (controller 123) on every channel of every destination.
-    private func allNotesOff(_ p: SequencerProgram, at sample: Int64) {
+    private func allNotesOff(at sample: Int64) {
         var d = 0
-        while d < p.schedulerList.count {
-            let scheduler = p.schedulerList[d]
+        while d < schedulerList.count {
+            let scheduler = schedulerList[d]
             var ch: UInt8 = 0
             while ch < 16 {
                 var r = RenderEventRequest(time: sample, type: .MIDI)
