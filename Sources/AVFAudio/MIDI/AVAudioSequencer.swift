@@ -176,16 +176,19 @@ open class AVAudioSequencer: NSObject {
     /// Whether the sequencer's player is playing.
     open var isPlaying: Bool { lock.lock(); defer { lock.unlock() }; return _isPlaying }
 
-    /// The playback rate (1 is normal speed; 2 twice as fast). Must be positive.
+    /// The playback rate (1 is normal speed; 2 twice as fast). Apple documents no range; a rate
+    /// that is not positive and finite plays as a near standstill (10⁻⁶), and reads back as set.
     open var rate: Float {
         get { lock.lock(); defer { lock.unlock() }; return _rate }
         set {
-            precondition(newValue > 0 && newValue.isFinite, "AVAudioSequencer.rate: \(newValue) is not a positive rate")
             lock.lock(); defer { lock.unlock() }
             _rate = newValue
-            renderer.rateBits.store(Double(newValue).bitPattern, ordering: .relaxed)
+            let effective = newValue > 0 && newValue.isFinite ? Double(newValue) : 1e-6
+            renderer.rateBits.store(effective.bitPattern, ordering: .relaxed)
         }
     }
+    /// The rate the render side plays at.
+    private var effectiveRate: Double { _rate > 0 && _rate.isFinite ? Double(_rate) : 1e-6 }
 
     /// The playback position in seconds: while playing, the sequence time at the end of the last
     /// rendered cycle; setting it moves playback there at the next cycle.
@@ -252,7 +255,7 @@ open class AVAudioSequencer: NSObject {
                                         userInfo: [NSLocalizedDescriptionKey: "AVAudioSequencer.hostTime(forBeats:): the sequencer is not playing"])
             return 0
         }
-        let delta = (seconds(forBeats: inBeats) - renderer.position) / Double(_rate)
+        let delta = (seconds(forBeats: inBeats) - renderer.position) / effectiveRate
         let host = Double(renderer.positionHostTime.load(ordering: .relaxed)) + delta * 1e9
         return UInt64(max(0, host.rounded()))
     }
@@ -265,7 +268,7 @@ open class AVAudioSequencer: NSObject {
                                         userInfo: [NSLocalizedDescriptionKey: "AVAudioSequencer.beats(forHostTime:): the sequencer is not playing"])
             return 0
         }
-        let delta = (Double(inHostTime) - Double(renderer.positionHostTime.load(ordering: .relaxed))) * 1e-9 * Double(_rate)
+        let delta = (Double(inHostTime) - Double(renderer.positionHostTime.load(ordering: .relaxed))) * 1e-9 * effectiveRate
         return beats(forSeconds: renderer.position + delta)
     }
 

@@ -73,6 +73,8 @@ open class AVMusicTrack: NSObject {
     /// How many times the loop plays: `AVMusicTrackLoopCount.forever.rawValue` (-1) or 1 and up.
     /// Counted as MusicTrackLoopInfo counts (Apple's AudioToolbox, which AVMusicTrack wraps: "the
     /// number of times to play the designated portion of the music track"), so 1 plays it once.
+    /// The default, forever, is an inference: MusicTrackLoopInfo's zero value means "loop
+    /// forever", and Apple documents no other default.
     open var numberOfLoops: Int = AVMusicTrackLoopCount.forever.rawValue { didSet { changed() } }
     /// The offset of the track's start time, in beats.
     open var offsetTime: AVMusicTimeStamp = 0 { didSet { changed() } }
