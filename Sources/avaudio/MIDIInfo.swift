@@ -44,7 +44,10 @@ struct MIDIFileReport: Encodable {
     init(path: String) throws {
         file = path
         let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
-        let smf = try SMFReader.read(bytes)
+        let smf: StandardMIDIFile
+        do { smf = try SMFReader.read(bytes) } catch let error as SMFError {
+            throw ToolError("not a valid Standard MIDI File: \(error)")
+        }
         format = smf.format
         switch smf.division {
         case .ticksPerQuarterNote(let t): division = "\(t) ticks per quarter note"
