@@ -287,6 +287,9 @@ open class AVAudioSequencer: NSObject {
     }
 
     /// The engine's first attached MIDI instrument: the destination of tracks that name none.
+    /// Apple documents no default; this rests on how clients use it — Apple's own AVAEMixerSample
+    /// attaches a sampler, creates `AVAudioSequencer(audioEngine:)`, loads a file and plays it
+    /// without setting any track's destination, and it sounds on that sampler.
     private func defaultDestination() -> AVAudioUnit? {
         guard let engine else { return nil }
         engine.lock.lock(); defer { engine.lock.unlock() }
