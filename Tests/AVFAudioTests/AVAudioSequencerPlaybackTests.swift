@@ -16,7 +16,9 @@ final class ImpulseInstrument: AUAudioUnit {
         var count = 0
         var noteOffs = 0
         var allNotesOff = 0
-        init() { times = .allocate(capacity: capacity); keys = .allocate(capacity: capacity) }
+        /// System-exclusive messages: (sample time, bytes), the first 64.
+        var sysex: [(time: Int64, bytes: [UInt8])] = []
+        init() { times = .allocate(capacity: capacity); keys = .allocate(capacity: capacity); sysex.reserveCapacity(64) }
         deinit { times.deallocate(); keys.deallocate() }
         var entries: [(time: Int64, key: UInt8)] { (0 ..< count).map { (times[$0], keys[$0]) } }
     }
@@ -38,6 +40,12 @@ final class ImpulseInstrument: AUAudioUnit {
             let start = AUEventSampleTime(timestamp.pointee.mSampleTime)
             var event = events
             while let e = event {
+                if e.pointee.head.eventType == .midiSysEx && log.sysex.count < 64 {
+                    // (a test instrument: copying the bytes allocates; real units must not)
+                    let offset = MemoryLayout<AUMIDIEvent>.offset(of: \AUMIDIEvent.data)!
+                    let data = (UnsafeRawPointer(e) + offset).assumingMemoryBound(to: UInt8.self)
+                    log.sysex.append((e.pointee.MIDI.eventSampleTime, Array(UnsafeBufferPointer(start: data, count: Int(e.pointee.MIDI.length)))))
+                }
                 if e.pointee.head.eventType == .MIDI {
                     let m = e.pointee.MIDI
                     let offset = Int(m.eventSampleTime - start)
@@ -257,6 +265,22 @@ func noteTrack(_ beats: [Double], key: UInt8 = 60) -> [(UInt32, [UInt8])] {
         _ = try Self.render(engine, 24_000, chunks: [512])
         #expect(firstLog.entries.map(\.key) == [50] && firstLog.entries.map(\.time) == [12_000])
         #expect(secondLog.entries.map(\.key) == [51] && secondLog.entries.map(\.time) == [6_000])
+    }
+
+    /// A track's system-exclusive events reach the instrument whole, at their sample.
+    @Test func sysexEventsArriveOnTheirSamples() async throws {
+        let (engine, _, log) = try await Self.makeEngine()
+        let sequencer = AVAudioSequencer(audioEngine: engine)
+        let track = sequencer.createAndAppendTrack()
+        let gmOn: [UInt8] = [0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7]
+        let long: [UInt8] = [0xF0, 0x43] + (0 ..< 300).map { UInt8($0 % 128) } + [0xF7]
+        track.addEvent(AVMIDISysexEvent(data: Data(gmOn)), at: 0.25)
+        track.addEvent(AVMIDISysexEvent(data: Data(long)), at: 1.5)
+        try engine.start()
+        try sequencer.start()
+        _ = try Self.render(engine, 48_000, chunks: [512, 77])
+        #expect(log.sysex.map(\.time) == [6_000, 36_000])
+        #expect(log.sysex.map(\.bytes) == [gmOn, long])
     }
 
     @Test func seekingWhilePlaying() async throws {

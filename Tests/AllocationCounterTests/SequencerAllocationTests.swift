@@ -1,13 +1,14 @@
 // The sequencer's per-cycle step allocates nothing: an AVAudioSequencer playing four tracks
-// (notes, controllers, pitch bends, a looping drum track, a tempo change) into a client music
+// (notes, controllers, pitch bends, sysex, a looping drum track, a tempo change) into a client music
 // device, heap calls counted on the rendering thread over a thousand real-time manual-rendering
 // cycles, across a seek and a rate change.
 import Testing
 import AVFAudio
+import Foundation
 
 /// A client music device that counts the MIDI events it receives.
 final class CountingSynth: AUAudioUnit {
-    final class Counter { var midi = 0 }
+    final class Counter { var midi = 0; var sysex = 0 }
     let counter = Counter()
     private var outputs: AUAudioUnitBusArray!
 
@@ -27,6 +28,7 @@ final class CountingSynth: AUAudioUnit {
             var event = events
             while let e = event {
                 if e.pointee.head.eventType == .MIDI { counter.midi += 1 }
+                if e.pointee.head.eventType == .midiSysEx { counter.sysex += 1 }
                 event = UnsafePointer(e.pointee.head.next)
             }
             return noErr
@@ -53,6 +55,7 @@ final class CountingSynth: AUAudioUnit {
             melody.addEvent(AVMIDINoteEvent(channel: 0, key: UInt32(40 + i % 40), velocity: 90, duration: 0.2), at: Double(i) * 0.25)
             if i % 4 == 0 { melody.addEvent(AVMIDIControlChangeEvent(channel: 0, messageType: .expression, value: UInt32(i % 128)), at: Double(i) * 0.25) }
             if i % 3 == 0 { melody.addEvent(AVMIDIPitchBendEvent(channel: 0, value: UInt32(i * 37 % 16384)), at: Double(i) * 0.25 + 0.1) }
+            if i % 8 == 0 { melody.addEvent(AVMIDISysexEvent(data: Data([0xF0, 0x7E, 0x7F, 0x09, 0x01, 0xF7])), at: Double(i) * 0.25 + 0.05) }
         }
         let drums = sequencer.createAndAppendTrack()
         for i in 0 ..< 8 { drums.addEvent(AVMIDINoteEvent(channel: 9, key: 36 + UInt32(i % 3), velocity: 127, duration: 0.1), at: Double(i) * 0.5) }
@@ -80,7 +83,8 @@ final class CountingSynth: AUAudioUnit {
         sequencer.stop()
         engine.stop()
         #expect(status == noErr)
-        #expect((synth.auAudioUnit as! CountingSynth).counter.midi > 150)   // about 13 beats of 10 melody and 4 drum messages a beat
+        #expect((synth.auAudioUnit as! CountingSynth).counter.midi > 150)
+        #expect((synth.auAudioUnit as! CountingSynth).counter.sysex >= 5)   // about 13 beats of 10 melody and 4 drum messages a beat
         #expect(counts.allSatisfy { $0 == .none }, "\(counts)")
     }
 }

@@ -148,6 +148,28 @@ final class RenderEventScheduler {
         return push(r)
     }
 
+    /// `pushSysEx` for the render thread (the sequencer delivers a track's sysex events from
+    /// there): the payload pool is reached unretained, and the layout constants come from the
+    /// caller (`RenderEventPayloads.sysExDataOffset` and `.maximumSysExBytes`, read on the control
+    /// side: a static's lazy initialisation may lock).
+    @discardableResult
+    func pushSysExFromRenderThread(at time: AUEventSampleTime, bytes: UnsafePointer<UInt8>, length: Int,
+                                   dataOffset: Int, maximumLength: Int) -> Bool {
+        guard let ref = payloadsRef, length > 0, length <= maximumLength else {
+            dropped.add(1, ordering: .relaxed)
+            return false
+        }
+        guard let slot = ref._withUnsafeGuaranteedRef({ $0.take() }) else {
+            dropped.add(1, ordering: .relaxed)
+            return false
+        }
+        ref._withUnsafeGuaranteedRef { ($0.slot(slot) + dataOffset).copyMemory(from: bytes, byteCount: length) }
+        var r = RenderEventRequest(time: time, type: .midiSysEx)
+        r.slot = slot
+        r.payloadLength = UInt16(length)
+        return push(r)
+    }
+
     /// Queues a MIDI event list (copied); false (counted) when it does not fit a payload slot, no
     /// slot is free, or the unit takes no MIDI.
     @discardableResult

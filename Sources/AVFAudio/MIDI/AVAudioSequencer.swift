@@ -306,6 +306,7 @@ open class AVAudioSequencer: NSObject {
         var compiled: [(events: [PreparedSequencerEvent], scheduler: RenderEventScheduler?, offset: Double,
                         loopStart: Double, loopLength: Double, passes: Int, index: Int)] = []
         var users: [(track: AVMusicTrack, data: Data)] = []
+        var sysex: [UInt8] = []
         for (index, track) in _tracks.enumerated() {
             guard !track.isMuted, !anySolo || track.isSoloed else { continue }
             let destination: AVAudioUnit? = track.destinationMIDIEndpoint != 0 ? nil : (track.destinationAudioUnit ?? fallback)
@@ -359,16 +360,18 @@ open class AVAudioSequencer: NSObject {
                 case let e as AVMusicUserEvent:
                     add(b, rank: 1, PreparedSequencerEvent(beat: 0, kind: .user, userIndex: Int32(users.count)))
                     users.append((track, e.data))
+                case let e as AVMIDISysexEvent where !e.data.isEmpty && e.data.count <= Int(UInt16.max):
+                    add(b, rank: 1, PreparedSequencerEvent(beat: 0, kind: .sysex, userIndex: Int32(clamping: sysex.count), sysexLength: UInt16(e.data.count)))
+                    sysex += e.data
                 default:
-                    // Sysex (the unit's event list carries at most three bytes here), meta events
-                    // and preset events are not sent to the destination.
+                    // Meta events and preset events are not sent to the destination.
                     break
                 }
             }
             events.sort { $0.event.beat != $1.event.beat ? $0.event.beat < $1.event.beat : ($0.rank != $1.rank ? $0.rank < $1.rank : $0.seq < $1.seq) }
             compiled.append((events.map(\.event), destination?.auAudioUnit.eventScheduler, track.offsetTime, loopStart, loopLength, passes, index))
         }
-        let program = SequencerProgram(tempo: map, tracks: compiled, userEvents: users)
+        let program = SequencerProgram(tempo: map, tracks: compiled, userEvents: users, sysexBytes: sysex)
         self.program = program
         renderer.publish(program)
     }

@@ -26,7 +26,7 @@
 // lengths), so a loop's millionth pass is computed as exactly as its first.
 //
 // Delivery: each event is pushed into its destination unit's `RenderEventScheduler` (the same
-// lock-free queue `scheduleMIDIEventBlock` uses) with its absolute sample time; the unit collects
+// lock-free queue `scheduleMIDIEventBlock` uses; sysex messages through its payload slots) with its absolute sample time; the unit collects
 // it when its own render starts in this same cycle and hands it to its internal render block at
 // the exact frame offset. Destinations are assumed to render at the engine's output rate (an
 // instrument behind a sample-rate converter would see times on the wrong timeline).
@@ -39,7 +39,7 @@ import Synchronization
 
 /// One event as the render thread plays it.
 struct PreparedSequencerEvent {
-    enum Kind: UInt8 { case midi, parameter, user }
+    enum Kind: UInt8 { case midi, parameter, user, sysex }
     /// Beat on the track's own timeline (before offset and loop).
     var beat: Double
     var kind: Kind
@@ -47,8 +47,11 @@ struct PreparedSequencerEvent {
     var bytes: (UInt8, UInt8, UInt8) = (0, 0, 0)
     var address: AUParameterAddress = 0
     var value: AUValue = 0
-    /// User events: the index in the program's user-event table.
+    /// User events: the index in the program's user-event table. Sysex: the message's offset in
+    /// the program's sysex bytes.
     var userIndex: Int32 = 0
+    /// Sysex: the message's length.
+    var sysexLength: UInt16 = 0
 }
 
 /// A track as the render thread plays it.
@@ -73,10 +76,17 @@ final class SequencerProgram {
     let schedulerList: UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>
     /// User events: the track and data to give the callback.
     let userEvents: [(track: AVMusicTrack, data: Data)]
+    /// Every sysex message of every track, back to back.
+    let sysexBytes: UnsafeMutableBufferPointer<UInt8>
+    /// The payload slots' layout (statics read here, on the control side).
+    let sysexDataOffset = RenderEventPayloads.sysExDataOffset
+    let maximumSysExBytes = RenderEventPayloads.maximumSysExBytes
 
     init(tempo: TempoMap, tracks: [(events: [PreparedSequencerEvent], scheduler: RenderEventScheduler?, offset: Double,
                                     loopStart: Double, loopLength: Double, passes: Int, index: Int)],
-         userEvents: [(track: AVMusicTrack, data: Data)]) {
+         userEvents: [(track: AVMusicTrack, data: Data)], sysexBytes: [UInt8] = []) {
+        self.sysexBytes = .allocate(capacity: max(1, sysexBytes.count))
+        _ = self.sysexBytes.initialize(from: sysexBytes)
         self.tempo = .allocate(capacity: tempo.segments.count)
         _ = self.tempo.initialize(from: tempo.segments)
         self.tracks = .allocate(capacity: tracks.count)
@@ -101,6 +111,7 @@ final class SequencerProgram {
         for t in tracks { UnsafeMutableBufferPointer(start: t.events.baseAddress, count: max(1, t.events.count)).deallocate() }
         tracks.deallocate()
         tempo.deallocate()
+        sysexBytes.deallocate()
         UnsafeMutableBufferPointer(start: schedulerList.baseAddress, count: max(1, schedulerList.count)).deallocate()
     }
 
@@ -137,6 +148,9 @@ final class SequencerRenderer {
     private var tempo = UnsafeMutableBufferPointer<TempoMap.Segment>(start: nil, count: 0)
     private var tracks = UnsafeMutableBufferPointer<PreparedSequencerTrack>(start: nil, count: 0)
     private var schedulerList = UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>(start: nil, count: 0)
+    private var sysexBytes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    private var sysexDataOffset = 0
+    private var maximumSysExBytes = 0
     private var running = false
     private var seenRequest = 0
     private var anchorSample: Int64 = 0
@@ -200,7 +214,8 @@ final class SequencerRenderer {
             if let old = current { _ = retiredRef._withUnsafeGuaranteedRef { $0.push(old.toOpaque()) } }
             let program = Unmanaged<SequencerProgram>.fromOpaque(raw)
             current = program
-            (tempo, tracks, schedulerList) = program._withUnsafeGuaranteedRef { ($0.tempo, $0.tracks, $0.schedulerList) }
+            (tempo, tracks, schedulerList, sysexBytes) = program._withUnsafeGuaranteedRef { ($0.tempo, $0.tracks, $0.schedulerList, $0.sysexBytes) }
+            (sysexDataOffset, maximumSysExBytes) = program._withUnsafeGuaranteedRef { ($0.sysexDataOffset, $0.maximumSysExBytes) }
         }
         if current == nil { return }
         if !playing.load(ordering: .acquiring) {
@@ -345,6 +360,14 @@ final class SequencerRenderer {
             guard let scheduler = tr.scheduler else { return }
             let r = RenderEventRequest.parameter(ev.pointee.address, ev.pointee.value, at: sample, ramp: 0)
             if !scheduler._withUnsafeGuaranteedRef({ $0.push(r) }) { dropped.add(1, ordering: .relaxed) }
+        case .sysex:
+            guard let scheduler = tr.scheduler, let base = sysexBytes.baseAddress else { return }
+            let start = base + Int(ev.pointee.userIndex), length = Int(ev.pointee.sysexLength)
+            let offset = sysexDataOffset, maximum = maximumSysExBytes
+            if !scheduler._withUnsafeGuaranteedRef({ $0.pushSysExFromRenderThread(at: sample, bytes: start, length: length,
+                                                                                  dataOffset: offset, maximumLength: maximum) }) {
+                dropped.add(1, ordering: .relaxed)
+            }
         case .user:
             let t = userTail.load(ordering: .relaxed)
             let next = t + 1 == userCapacity ? 0 : t + 1
