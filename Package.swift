@@ -50,6 +50,8 @@ let package = Package(
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
         // Codecs (FLAC so far), from their specifications. No Apple names.
         .target(name: "AudioCodecs", swiftSettings: optimize),
+        // Standard MIDI Files read and written exactly, and tempo maps. No Apple names.
+        .target(name: "MIDIFiles", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
         .target(name: "AudioDevices", swiftSettings: swift5),
@@ -57,12 +59,12 @@ let package = Package(
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
         // buffer, as Apple declares it; clients need no flag to call it.
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats", "AudioDevices"],
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats", "AudioDevices", "MIDIFiles"],
                 swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [
-            "AVFoundation", "AudioDevices", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "AVFoundation", "AudioDevices", "MIDIFiles", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swift5),
         // One runnable example per node and unit, written as client code (`import AVFoundation`).
         .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation", "AudioAnalysis"], path: "Examples", swiftSettings: swift5),
@@ -75,6 +77,7 @@ let package = Package(
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"],
                     exclude: ["Fuzz/Inputs"], swiftSettings: swift5),
+        .testTarget(name: "MIDIFilesTests", dependencies: ["MIDIFiles"], exclude: ["mido_dump.py"], swiftSettings: swift5),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),

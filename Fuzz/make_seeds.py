@@ -209,4 +209,42 @@ for a, b in [((0, 0, 5, 2), (0, 0, 6, 2)), ((2, 1, 5, 2), (0, 0, 5, 2)), ((0, 0,
 for i in range(20):
     put('converter', 'random-%02d' % i, bytes(rng.randrange(256) for _ in range(rng.randrange(20, 120))))
 
+# ---- Standard MIDI Files (smf target): built byte by byte, and the Debian game music if installed ----
+def vlq(v):
+    out = [v & 0x7F]
+    v >>= 7
+    while v:
+        out.insert(0, (v & 0x7F) | 0x80)
+        v >>= 7
+    return bytes(out)
+def smf(fmt, division, tracks, ntracks=None):
+    out = b'MThd' + struct.pack('>IHHH', 6, fmt, len(tracks) if ntracks is None else ntracks, division)
+    for t in tracks:
+        body = b''.join(vlq(d) + e for d, e in t) + b'\0\xff\x2f\0'
+        out += b'MTrk' + struct.pack('>I', len(body)) + body
+    return out
+tempo = [(0, b'\xff\x51\x03\x07\xa1\x20'), (0, b'\xff\x58\x04\x04\x02\x18\x08'), (0, b'\xff\x59\x02\xfd\x00'),
+         (0, b'\xff\x54\x05\x60\x00\x03\x00\x00'), (0, b'\xff\x02\x03(c)'), (384, b'\xff\x51\x03\x0f\x42\x40')]
+notes = [(0, b'\xff\x03\x04Lead'), (0, b'\x90\x3c\x64'), (96, b'\x3e\x64'), (0, b'\xff\x06\x01A'), (16, b'\x3c\x00'),
+         (16384, b'\x80\x3e\x40'), (0, b'\xf0\x05\x7e\x7f\x09\x01\xf7'), (0, b'\xf7\x02\xf3\x01'), (0, b'\xc1\x05'),
+         (0, b'\xd1\x40'), (0, b'\xe1\x00\x40'), (0, b'\xa1\x3c\x10'), (0, b'\xb1\x07\x64'), (5, b'\xff\x7f\x03\x00\x00\x41')]
+put('smf', 'gen-format1.mid', smf(1, 480, [tempo, notes]))
+put('smf', 'gen-format0.mid', smf(0, 96, [tempo + notes]))
+put('smf', 'gen-format2.mid', smf(2, 192, [notes, notes, tempo]))
+put('smf', 'gen-smpte25.mid', smf(0, 0xE728, [tempo + notes]))
+put('smf', 'gen-smpte2997.mid', smf(1, 0xE350, [tempo, notes]))
+channels = smf(0, 96, [[(0, bytes([0x90 | c, 60 + c, 100])) for c in range(16)] + [(96, bytes([0x80 | c, 60 + c, 0])) for c in range(16)]])
+put('smf', 'gen-channels.mid', channels)
+put('smf', 'gen-channels-odd.mid', channels + b'\0' * (1 - len(channels) % 2 + 0 if len(channels) % 2 == 0 else 2))   # the other length parity: the other load option
+put('smf', 'gen-unknown-chunk.mid', smf(1, 480, [tempo]) + b'XFIH\0\0\0\3abc' + smf(1, 480, [notes])[14:])
+put('smf', 'gen-overlapping.mid', smf(0, 1, [[(0, b'\x90\x3c\x64')] * 200 + [(1, b'\x80\x3c\x00')] * 200]))
+put('smf', 'gen-long-delta.mid', smf(0, 1, [[(0x0FFFFFFF, b'\x90\x3c\x64'), (0x0FFFFFFF, b'\x80\x3c\x00')]]))
+put('smf', 'gen-too-many-tracks.mid', smf(1, 96, [notes], ntracks=5))
+put('smf', 'gen-empty.mid', smf(1, 96, []))
+for path in sorted(glob.glob('/usr/share/games/openttd/baseset/openmsx/*.mid') + glob.glob('/usr/share/games/dink/dink/Sound/*.mid'))[:20]:
+    with open(path, 'rb') as f:
+        put('smf', 'debian-' + os.path.basename(path), f.read())
+for i in range(10):
+    put('smf', 'random-%02d' % i, b'MThd\0\0\0\6' + bytes(rng.randrange(256) for _ in range(rng.randrange(6, 200))))
+
 print(' '.join('%s:%d' % kv for kv in sorted(counts.items())))

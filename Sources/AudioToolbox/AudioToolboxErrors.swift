@@ -69,3 +69,15 @@ public let kAudioFile3GP2Type: AudioFileTypeID = 0x3367_7032 // '3gp2'
 public let kAudioFileAMRType: AudioFileTypeID = 0x616D_7266 // 'amrf'
 public let kAudioFileFLACType: AudioFileTypeID = 0x666C_6163 // 'flac'
 public let kAudioFileLATMInLOASType: AudioFileTypeID = 0x6C6F_6173 // 'loas'
+
+// Music sequence and player errors (MusicPlayer.h), which AVAudioSequencer reports.
+public let kAudioToolboxErr_InvalidSequenceType: OSStatus = -10846
+public let kAudioToolboxErr_TrackIndexError: OSStatus = -10859
+public let kAudioToolboxErr_TrackNotFound: OSStatus = -10858
+public let kAudioToolboxErr_EndOfTrack: OSStatus = -10857
+public let kAudioToolboxErr_StartOfTrack: OSStatus = -10856
+public let kAudioToolboxErr_IllegalTrackDestination: OSStatus = -10855
+public let kAudioToolboxErr_NoSequence: OSStatus = -10854
+public let kAudioToolboxErr_InvalidEventType: OSStatus = -10853
+public let kAudioToolboxErr_InvalidPlayerState: OSStatus = -10852
+public let kAudioToolboxErr_CannotDoInCurrentContext: OSStatus = -10863

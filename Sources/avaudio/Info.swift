@@ -14,7 +14,7 @@ import ArgumentParser
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Describe audio files: container, data format, channel layout, length and levels.",
+        abstract: "Describe audio files (container, data format, channel layout, length and levels) and MIDI files (tracks, events, tempo map, length).",
         discussion: "Levels are measured by reading the whole file in the standard Float32 processing format."
     )
 
@@ -28,6 +28,11 @@ struct Info: ParsableCommand {
         var failed = false
         for (index, path) in files.enumerated() {
             do {
+                if MIDIFileReport.isMIDI(path: path) {
+                    let report = try MIDIFileReport(path: path)
+                    if json { print(try report.jsonLine()) } else { if index > 0 { print("") }; print(report.text) }
+                    continue
+                }
                 let report = try FileReport(path: path)
                 if json {
                     print(try report.jsonLine())

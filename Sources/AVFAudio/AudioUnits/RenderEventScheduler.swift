@@ -122,10 +122,11 @@ final class RenderEventScheduler {
 
     // MARK: producers (any thread)
 
-    /// Queues an event; false (and counted in `dropped`) when the queue is full.
+    /// Queues an event; false (and counted in `dropped`) when the queue is full. Real-time safe
+    /// (the sequencer pushes from the render thread): the queue is reached unretained.
     @discardableResult
     func push(_ request: RenderEventRequest) -> Bool {
-        if queue.push(request) { return true }
+        if queueRef._withUnsafeGuaranteedRef({ $0.push(request) }) { return true }
         dropped.add(1, ordering: .relaxed)
         release(request)
         return false
@@ -142,6 +143,28 @@ final class RenderEventScheduler {
         (payloads.slot(slot) + RenderEventPayloads.sysExDataOffset).copyMemory(from: bytes, byteCount: length)
         var r = RenderEventRequest(time: time, type: .midiSysEx)
         r.cable = cable
+        r.slot = slot
+        r.payloadLength = UInt16(length)
+        return push(r)
+    }
+
+    /// `pushSysEx` for the render thread (the sequencer delivers a track's sysex events from
+    /// there): the payload pool is reached unretained, and the layout constants come from the
+    /// caller (`RenderEventPayloads.sysExDataOffset` and `.maximumSysExBytes`, read on the control
+    /// side: a static's lazy initialisation may lock).
+    @discardableResult
+    func pushSysExFromRenderThread(at time: AUEventSampleTime, bytes: UnsafePointer<UInt8>, length: Int,
+                                   dataOffset: Int, maximumLength: Int) -> Bool {
+        guard let ref = payloadsRef, length > 0, length <= maximumLength else {
+            dropped.add(1, ordering: .relaxed)
+            return false
+        }
+        guard let slot = ref._withUnsafeGuaranteedRef({ $0.take() }) else {
+            dropped.add(1, ordering: .relaxed)
+            return false
+        }
+        ref._withUnsafeGuaranteedRef { ($0.slot(slot) + dataOffset).copyMemory(from: bytes, byteCount: length) }
+        var r = RenderEventRequest(time: time, type: .midiSysEx)
         r.slot = slot
         r.payloadLength = UInt16(length)
         return push(r)

@@ -270,6 +270,7 @@ extension AVAudioEngine {
                 let n = min(plan.maximumFrames, frames - offset)
                 deviceInput.offset = offset
                 let hostTime = cycle.hostTime &+ UInt64(Double(offset) / rate * 1e9)
+                sequencerHooks.cycleWillRender(sampleTime: renderSampleTime, frames: n, sampleRate: rate, hostTime: hostTime)
                 _ = plan.render(frames: n, sampleTime: renderSampleTime, hostTime: hostTime, outputRate: rate,
                                 isOffline: false, events: events)
                 renderSampleTime += Int64(n)
@@ -296,6 +297,7 @@ extension AVAudioEngine {
         manualSampleTime.store(sampleTime + Int64(frames), ordering: .relaxed)
         guard let unmanagedPlan else { return (.success, nil) }
         let hostTime = HostClock.now(), rate = outputNode.outputRate, offline = manualMode == .offline, events = self.events
+        sequencerHooks.cycleWillRender(sampleTime: sampleTime, frames: frames, sampleRate: rate, hostTime: hostTime)
         return unmanagedPlan._withUnsafeGuaranteedRef { plan in
             let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime,
                                            outputRate: rate, isOffline: offline, events: events)

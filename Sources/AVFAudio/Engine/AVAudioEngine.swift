@@ -31,6 +31,10 @@ open class AVAudioEngine: NSObject {
     let events = RenderEventQueue()
     /// Admits one render cycle at a time while running (see RenderCore/RenderGate.swift).
     let gate = RenderGate()
+    /// Sequencers playing through this engine, stepped at the start of every cycle (MIDI/SequencerRenderer.swift).
+    let sequencerHooks = SequencerHooks()
+    /// Attached nodes in the order they were attached (the sequencer's default destination is the first instrument).
+    var attachOrder: [ObjectIdentifier] = []
 
     struct InputKey: Hashable {
         let node: ObjectIdentifier
@@ -175,6 +179,7 @@ open class AVAudioEngine: NSObject {
         precondition(node._engine == nil, "AVAudioEngine.attach: \(node) is already attached to another engine")
         node._engine = self
         nodes[ObjectIdentifier(node)] = node
+        attachOrder.append(ObjectIdentifier(node))
     }
 
     /// Detaches `node` (disconnecting it first). The engine's own I/O nodes cannot be detached.
@@ -184,6 +189,7 @@ open class AVAudioEngine: NSObject {
         precondition(node !== outputNode && node !== _inputNode, "AVAudioEngine.detach: the engine's \(node.nodeName) cannot be detached")
         disconnectAll(of: node)
         nodes[ObjectIdentifier(node)] = nil
+        attachOrder.removeAll { $0 == ObjectIdentifier(node) }
         node._engine = nil
         if node === _mainMixer { _mainMixer = nil }
         graphDidChange()
