@@ -1,0 +1,237 @@
+// Starting a voice, its per-block control update, and its inner loops (interpolation, filter,
+// mix). See the design note in SamplerVoice.swift.
+
+extension SamplerSynth {
+    func startVoice(_ v: UnsafeMutablePointer<Voice>, zone: PlayZone, channel: Int, key noteKey: Int, velocity noteVelocity: Int) {
+        let key = zone.keynum >= 0 ? Int(min(zone.keynum, 127)) : noteKey
+        let velocity = zone.velocity >= 0 ? Int(min(zone.velocity, 127)) : noteVelocity
+        var voice = Voice()
+        voice.playing = true
+        voice.channel = channel
+        voice.noteKey = noteKey
+        voice.key = key
+        voice.velocity = velocity
+        voice.order = noteCounterValue
+        voice.exclusiveClass = zone.exclusiveClass
+        voice.start = zone.start; voice.end = zone.end
+        voice.loopStart = zone.loopStart; voice.loopEnd = zone.loopEnd; voice.loopMode = zone.loopMode
+        voice.pos = Double(zone.start)
+        voice.rateRatio = zone.sampleRate / sampleRate
+        voice.pitchStatic = zone.scaleTuning * (Float(key) - zone.rootPitch / 100) + zone.tune
+        voice.attenuationStatic = zone.attenuation + SamplerSynth.concaveCentibels(UInt8(velocity))
+        voice.pan = zone.pan
+        // velocity → cutoff (FluidSynth's default modulator: −2400 cents × (1 − v/127), from v = 64 up)
+        voice.fcStatic = zone.filterFc + (velocity >= 64 ? -2_400 * (1 - Float(velocity) / 127) : 0)
+        let qdB = max(0, min(96, zone.filterQ / 10))
+        voice.qLinear = Float(SynthMath.pow10(Double(qdB - 3.01) / 20))
+        voice.filterGain = 1 / voice.qLinear.squareRoot()
+        // An open filter (≥ 13500 cents, about 19.9 kHz, no resonance, no modulation) is left out:
+        // FluidSynth runs it at 0.45 × the rate, where it changes nothing below 10 kHz by 0.1 dB.
+        voice.filterEnabled = !(voice.fcStatic >= 13_500 && zone.filterQ <= 0 && zone.modLfoToFilterFc == 0 && zone.modEnvToFilterFc == 0)
+        voice.modLfoToPitch = zone.modLfoToPitch; voice.vibLfoToPitch = zone.vibLfoToPitch; voice.modEnvToPitch = zone.modEnvToPitch
+        voice.modLfoToFc = zone.modLfoToFilterFc; voice.modEnvToFc = zone.modEnvToFilterFc; voice.modLfoToVolume = zone.modLfoToVolume
+        voice.vol = envelope(zone.volEnv, key: key, minimumRelease: -7_200)
+        voice.mod = envelope(zone.modEnv, key: key, minimumRelease: -12_000)
+        voice.modLfo = lfo(delay: zone.delayModLFO, frequency: zone.freqModLFO)
+        voice.vibLfo = lfo(delay: zone.delayVibLFO, frequency: zone.freqVibLFO)
+        voice.framesToUpdate = 0
+        v.pointee = voice
+    }
+
+    var noteCounterValue: UInt64 { noteCounterForVoices }
+
+    /// Stage lengths in control blocks, as FluidSynth counts them (see SamplerVoice.swift).
+    func envelope(_ e: (Float, Float, Float, Float, Float, Float, Float, Float), key: Int, minimumRelease: Float) -> Envelope {
+        let perBlock = sampleRate / Double(SamplerSynth.blockFrames)
+        var env = Envelope()
+        let delay = e.0 <= -32_768 ? 0 : SynthMath.seconds(timecents: max(-12_000, min(5_000, e.0)))
+        env.blocks.0 = Int(perBlock * delay)
+        env.blocks.1 = 1 + Int(perBlock * SynthMath.seconds(timecents: max(-12_000, min(8_000, e.1))))
+        var hold = e.2 + e.6 * Float(60 - key)
+        if hold <= -32_768 { env.blocks.2 = 0 } else {
+            hold = max(-12_000, min(5_000, hold))
+            env.blocks.2 = Int(perBlock * SynthMath.seconds(timecents: hold) + 0.5)
+        }
+        let decay = max(-12_000, min(8_000, e.3 + e.7 * Float(60 - key)))
+        env.blocks.3 = Int(perBlock * SynthMath.seconds(timecents: decay) + 0.5)
+        env.sustain = max(0, min(1, 1 - 0.001 * e.4))
+        env.blocks.5 = 1 + Int(perBlock * SynthMath.seconds(timecents: max(minimumRelease, min(8_000, e.5))))
+        return env
+    }
+
+    func lfo(delay: Float, frequency: Float) -> LFO {
+        var l = LFO()
+        let d = delay <= -32_768 ? 0 : SynthMath.seconds(timecents: max(-12_000, min(5_000, delay)))
+        l.delayBlocks = Int(sampleRate * d / Double(SamplerSynth.blockFrames))
+        let hz = Double(8.176) * SynthMath.exp2(Double(max(-16_000, min(4_500, frequency))) / 1_200)
+        l.incr = Float(4 * Double(SamplerSynth.blockFrames) * hz / sampleRate)
+        return l
+    }
+
+    /// The block's envelopes, LFOs, pitch, gains and filter.
+    @inline(__always)
+    func controlUpdate(_ v: UnsafeMutablePointer<Voice>) {
+        var targetL: Float = 0, targetR: Float = 0
+        if v.pointee.killing {
+            v.pointee.finishing = true
+        } else {
+            v.pointee.vol.step()
+            if v.pointee.vol.stage >= 6 { v.pointee.finishing = true }
+            v.pointee.mod.step()
+            v.pointee.modLfo.step()
+            v.pointee.vibLfo.step()
+            let ch = channels + v.pointee.channel
+            let modLfo = v.pointee.modLfo.value, vibLfo = v.pointee.vibLfo.value, modEnv = v.pointee.mod.value
+            let cents = v.pointee.pitchStatic + ch.pointee.bendCents + cycleTuningValue
+                + modLfo * v.pointee.modLfoToPitch + vibLfo * (v.pointee.vibLfoToPitch + ch.pointee.vibratoExtra)
+                + modEnv * v.pointee.modEnvToPitch
+            v.pointee.incr = SynthMath.exp2(Double(cents) / 1_200) * v.pointee.rateRatio
+            if !v.pointee.finishing && v.pointee.vol.stage > 0 {
+                let att = max(0, v.pointee.attenuationStatic + ch.pointee.attenuation - modLfo * v.pointee.modLfoToVolume)
+                let x = v.pointee.vol.value
+                let amp = v.pointee.vol.stage == 1 ? x * SynthMath.amplitude(centibels: att)
+                                                    : SynthMath.amplitude(centibels: att + 960 * (1 - x))
+                let pan = max(-500, min(500, v.pointee.pan + ch.pointee.panOffset))
+                let g = amp * cycleGainValue
+                targetL = g * cycleGainLeft * Float(SynthMath.sin(Double(500 - pan) / 1_000 * Double.pi / 2))
+                targetR = g * cycleGainRight * Float(SynthMath.sin(Double(500 + pan) / 1_000 * Double.pi / 2))
+            }
+            if v.pointee.filterEnabled {
+                let fc = v.pointee.fcStatic + modEnv * v.pointee.modEnvToFc + modLfo * v.pointee.modLfoToFc
+                let hz = max(5, min(0.45 * Float(sampleRate), SynthMath.hertz(cents: fc)))
+                if abs(hz - v.pointee.lastFcHz) > 0.01 {
+                    v.pointee.lastFcHz = hz
+                    // Robert Bristow-Johnson's low-pass, with FluidSynth's Q mapping and gain 1/√Q.
+                    let omega = 2 * Double.pi * Double(hz) / sampleRate
+                    let sn = SynthMath.sin(omega), cs = SynthMath.cos(omega)
+                    let alpha = sn / (2 * Double(v.pointee.qLinear))
+                    let a0 = 1 / (1 + alpha)
+                    v.pointee.a1 = Float(-2 * cs * a0)
+                    v.pointee.a2 = Float((1 - alpha) * a0)
+                    let b1 = (1 - cs) * a0 * Double(v.pointee.filterGain)
+                    v.pointee.b1 = Float(b1)
+                    v.pointee.b0 = Float(b1 * 0.5)
+                }
+            }
+        }
+        let n = Float(SamplerSynth.blockFrames)
+        v.pointee.stepL = (targetL - v.pointee.ampL) / n
+        v.pointee.stepR = (targetR - v.pointee.ampR) / n
+        v.pointee.framesToUpdate = SamplerSynth.blockFrames
+    }
+
+    /// Renders one voice for `frames` frames, adding into left/right.
+    func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: UnsafePointer<Float>,
+                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ frames: Int) {
+        var done = 0
+        while done < frames {
+            if v.pointee.framesToUpdate == 0 {
+                if v.pointee.finishing { v.pointee.playing = false; return }
+                controlUpdate(v)
+            }
+            let n = min(frames - done, v.pointee.framesToUpdate)
+            let produced = interpolate(v, samples, scratch, n)
+            if v.pointee.filterEnabled { filter(v, scratch, produced) }
+            var aL = v.pointee.ampL, aR = v.pointee.ampR
+            let sL = v.pointee.stepL, sR = v.pointee.stepR
+            let l = left + done, r = right + done
+            let s = scratch
+            for j in 0..<produced {
+                let x = s[j]
+                l[j] += x * aL
+                r[j] += x * aR
+                aL += sL
+                aR += sR
+            }
+            v.pointee.ampL = aL
+            v.pointee.ampR = aR
+            v.pointee.framesToUpdate -= n
+            done += n
+            if produced < n { v.pointee.playing = false; return }
+        }
+    }
+
+    /// 4-point (Catmull-Rom) interpolation of the sample into `out`; returns the frames produced
+    /// (fewer than `n` when an unlooped sample ends).
+    @inline(__always)
+    func interpolate(_ v: UnsafeMutablePointer<Voice>, _ s: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) -> Int {
+        var pos = v.pointee.pos
+        let incr = v.pointee.incr
+        var i = 0
+        let looping = v.pointee.loopMode == 1 || (v.pointee.loopMode == 3 && !v.pointee.released)
+        if looping {
+            let loopEnd = v.pointee.loopEnd
+            let le = Double(loopEnd)
+            let length = loopEnd - v.pointee.loopStart
+            let len = Double(length)
+            let fastLimit = Double(loopEnd - 2)
+            while i < n {
+                if pos >= le {
+                    pos -= len * (((pos - le) / len).rounded(.down) + 1)
+                    continue
+                }
+                if pos < fastLimit {
+                    let run = min(n - i, max(1, Int(((fastLimit - pos) / incr).rounded(.up))))
+                    pos = SamplerSynth.cubicRun(s, out + i, run, pos, incr)
+                    i += run
+                } else {
+                    let idx = Int(pos)
+                    let f = Float(pos - Double(idx))
+                    let j1 = idx + 1 >= loopEnd ? idx + 1 - length : idx + 1
+                    let j2 = idx + 2 >= loopEnd ? idx + 2 - length : idx + 2
+                    out[i] = SamplerSynth.cubic(s[max(idx - 1, 0)], s[idx], s[j1], s[j2], f)
+                    pos += incr
+                    i += 1
+                }
+            }
+        } else {
+            let endD = Double(v.pointee.end)
+            while i < n {
+                if pos >= endD { v.pointee.pos = pos; return i }
+                let run = min(n - i, max(1, Int(((endD - pos) / incr).rounded(.up))))
+                pos = SamplerSynth.cubicRun(s, out + i, run, pos, incr)
+                i += run
+            }
+        }
+        v.pointee.pos = pos
+        return n
+    }
+
+    @inline(__always)
+    static func cubic(_ p0: Float, _ p1: Float, _ p2: Float, _ p3: Float, _ f: Float) -> Float {
+        p1 + 0.5 * f * (p2 - p0 + f * (2 * p0 - 5 * p1 + 4 * p2 - p3 + f * (3 * (p1 - p2) + p3 - p0)))
+    }
+
+    /// The branch-free inner loop: `run` frames from `pos`, every point inside the sample.
+    @inline(__always)
+    static func cubicRun(_ s: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ run: Int, _ start: Double, _ incr: Double) -> Double {
+        var pos = start
+        for k in 0..<run {
+            let idx = Int(pos)
+            let f = Float(pos - Double(idx))
+            let p = s + idx
+            let p0 = idx > 0 ? p[-1] : p[0]
+            out[k] = cubic(p0, p[0], p[1], p[2], f)
+            pos += incr
+        }
+        return pos
+    }
+
+    @inline(__always)
+    func filter(_ v: UnsafeMutablePointer<Voice>, _ x: UnsafeMutablePointer<Float>, _ n: Int) {
+        let b0 = v.pointee.b0, b1 = v.pointee.b1, a1 = v.pointee.a1, a2 = v.pointee.a2
+        var z1 = v.pointee.z1, z2 = v.pointee.z2
+        for j in 0..<n {
+            let input = x[j]
+            let y = b0 * input + z1
+            z1 = b1 * input - a1 * y + z2
+            z2 = b0 * input - a2 * y
+            x[j] = y
+        }
+        // flush denormals from decaying tails
+        if abs(z1) < 1e-20 { z1 = 0 }
+        if abs(z2) < 1e-20 { z2 = 0 }
+        v.pointee.z1 = z1
+        v.pointee.z2 = z2
+    }
+}
