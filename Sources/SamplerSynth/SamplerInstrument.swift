@@ -41,6 +41,9 @@ public struct PlayZone {
 public struct PresetEntry {
     public var bank: Int32, program: Int32
     public var firstZone: Int32, zoneCount: Int32
+    public init(bank: Int32, program: Int32, firstZone: Int32, zoneCount: Int32) {
+        self.bank = bank; self.program = program; self.firstZone = firstZone; self.zoneCount = zoneCount
+    }
 }
 
 /// A loaded bank (or generated instrument), immutable once built.
@@ -169,6 +172,6 @@ extension SamplerInstrument {
                                  names: ["Sine"], defaultBank: bank, defaultProgram: program)
     }
 
-    static func timecents(_ seconds: Double) -> Float { Float(1_200 * SynthMath.log2(seconds)) }
+    public static func timecents(_ seconds: Double) -> Float { Float(1_200 * SynthMath.log2(seconds)) }
     private static func sinf_(_ x: Float) -> Float { Float(SynthMath.sin(Double(x))) }
 }

@@ -92,7 +92,8 @@ extension SamplerSynth {
                 let amp = v.pointee.vol.stage == 1 ? x * SynthMath.amplitude(centibels: att)
                                                     : SynthMath.amplitude(centibels: att + 960 * (1 - x))
                 let pan = max(-500, min(500, v.pointee.pan + ch.pointee.panOffset))
-                let g = amp * cycleGainValue
+                // (a voice without the filter still gets its DC gain 1/√q, as FluidSynth's always-on filter gives it)
+                let g = amp * cycleGainValue * (v.pointee.filterEnabled ? 1 : v.pointee.filterGain)
                 targetL = g * cycleGainLeft * Float(SynthMath.sin(Double(500 - pan) / 1_000 * Double.pi / 2))
                 targetR = g * cycleGainRight * Float(SynthMath.sin(Double(500 + pan) / 1_000 * Double.pi / 2))
             }
