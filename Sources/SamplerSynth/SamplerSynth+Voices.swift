@@ -85,7 +85,8 @@ extension SamplerSynth {
             let cents = v.pointee.pitchStatic + ch.pointee.bendCents + cycleTuningValue
                 + modLfo * v.pointee.modLfoToPitch + vibLfo * (v.pointee.vibLfoToPitch + ch.pointee.vibratoExtra)
                 + modEnv * v.pointee.modEnvToPitch
-            v.pointee.incr = SynthMath.exp2(Double(cents) / 1_200) * v.pointee.rateRatio
+            // (clamped: a hostile bank's tuning or sample rate must not make the position overflow)
+            v.pointee.incr = max(1e-6, min(1_024, SynthMath.exp2(Double(max(-24_000, min(24_000, cents))) / 1_200) * v.pointee.rateRatio))
             if !v.pointee.finishing && v.pointee.vol.stage > 0 {
                 let att = max(0, v.pointee.attenuationStatic + ch.pointee.attenuation - modLfo * v.pointee.modLfoToVolume)
                 let x = v.pointee.vol.value

@@ -103,7 +103,7 @@ public final class SoundFont: @unchecked Sendable {
     public static let guardFrames = 64
     /// At most this many regions (preset zones × instrument zones) per bank: a hostile file of a
     /// few kilobytes could otherwise ask for billions.
-    public static let maximumRegions = 131_072
+    public static let maximumRegions = 65_536
 
     init() {}
 

@@ -15,5 +15,6 @@ struct FuzzTarget {
         .wav, .aiff, .caf, .au, .flac,
         .settings,
         .converter,
+        .sf2,
     ]
 }
