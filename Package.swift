@@ -57,7 +57,10 @@ let package = Package(
         .target(name: "SoundBanks", swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
         // No Apple names; nothing allocated or locked on the render side.
-        .target(name: "SamplerSynth", dependencies: ["SoundBanks"], swiftSettings: optimize),
+        .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels"], swiftSettings: optimize),
+        // The sampler's per-voice loops (interpolation, low-pass, mix) in C: AVX2 + FMA variants
+        // chosen at runtime, and portable ones. No Apple names; no allocation.
+        .target(name: "CSamplerKernels"),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the

@@ -15,7 +15,7 @@ extension SamplerSynth {
         voice.exclusiveClass = zone.exclusiveClass
         voice.start = zone.start; voice.end = zone.end
         voice.loopStart = zone.loopStart; voice.loopEnd = zone.loopEnd; voice.loopMode = zone.loopMode
-        voice.pos = Double(zone.start)
+        voice.phase = UInt64(zone.start) << 32
         voice.rateRatio = zone.sampleRate / sampleRate
         voice.pitchStatic = zone.scaleTuning * (Float(key) - zone.rootPitch / 100) + zone.tune
         voice.attenuationStatic = zone.attenuation + SamplerSynth.concaveCentibels(UInt8(velocity))
@@ -86,7 +86,8 @@ extension SamplerSynth {
                 + modLfo * v.pointee.modLfoToPitch + vibLfo * (v.pointee.vibLfoToPitch + ch.pointee.vibratoExtra)
                 + modEnv * v.pointee.modEnvToPitch
             // (clamped: a hostile bank's tuning or sample rate must not make the position overflow)
-            v.pointee.incr = max(1e-6, min(1_024, SynthMath.exp2(Double(max(-24_000, min(24_000, cents))) / 1_200) * v.pointee.rateRatio))
+            let ratio = max(1e-6, min(1_024, SynthMath.exp2(Double(max(-24_000, min(24_000, cents))) / 1_200) * v.pointee.rateRatio))
+            v.pointee.incr = UInt64(ratio * 4_294_967_296)
             if !v.pointee.finishing && v.pointee.vol.stage > 0 {
                 let att = max(0, v.pointee.attenuationStatic + ch.pointee.attenuation - modLfo * v.pointee.modLfoToVolume)
                 let x = v.pointee.vol.value
@@ -117,6 +118,10 @@ extension SamplerSynth {
             }
         }
         let n = Float(SamplerSynth.blockFrames)
+        v.pointee.ampL = v.pointee.targetL
+        v.pointee.ampR = v.pointee.targetR
+        v.pointee.targetL = targetL
+        v.pointee.targetR = targetR
         v.pointee.stepL = (targetL - v.pointee.ampL) / n
         v.pointee.stepR = (targetR - v.pointee.ampR) / n
         v.pointee.framesToUpdate = SamplerSynth.blockFrames
@@ -125,6 +130,7 @@ extension SamplerSynth {
     /// Renders one voice for `frames` frames, adding into left/right.
     func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: UnsafePointer<Float>,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ frames: Int) {
+        let k = kernels
         var done = 0
         while done < frames {
             if v.pointee.framesToUpdate == 0 {
@@ -133,20 +139,14 @@ extension SamplerSynth {
             }
             let n = min(frames - done, v.pointee.framesToUpdate)
             let produced = interpolate(v, samples, scratch, n)
-            if v.pointee.filterEnabled { filter(v, scratch, produced) }
-            var aL = v.pointee.ampL, aR = v.pointee.ampR
-            let sL = v.pointee.stepL, sR = v.pointee.stepR
-            let l = left + done, r = right + done
-            let s = scratch
-            for j in 0..<produced {
-                let x = s[j]
-                l[j] += x * aL
-                r[j] += x * aR
-                aL += sL
-                aR += sR
+            if v.pointee.filterEnabled {
+                withUnsafeMutableBytes(of: &v.pointee.filterState) { state in
+                    k.pointee.biquad(scratch, produced, v.pointee.b0, v.pointee.b1, v.pointee.a1, v.pointee.a2,
+                                     state.baseAddress!.assumingMemoryBound(to: Float.self))
+                }
             }
-            v.pointee.ampL = aL
-            v.pointee.ampR = aR
+            k.pointee.mix(scratch, left + done, right + done, produced, v.pointee.ampL, v.pointee.stepL,
+                          v.pointee.ampR, v.pointee.stepR, SamplerSynth.blockFrames - v.pointee.framesToUpdate)
             v.pointee.framesToUpdate -= n
             done += n
             if produced < n { v.pointee.playing = false; return }
@@ -154,86 +154,65 @@ extension SamplerSynth {
     }
 
     /// 4-point (Catmull-Rom) interpolation of the sample into `out`; returns the frames produced
-    /// (fewer than `n` when an unlooped sample ends).
+    /// (fewer than `n` when an unlooped sample ends). Runs whose four points lie inside the
+    /// sample go to the kernel; the frames next to a loop's end (whose points wrap to its start)
+    /// and at the pool's first point are computed here.
     @inline(__always)
     func interpolate(_ v: UnsafeMutablePointer<Voice>, _ s: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) -> Int {
-        var pos = v.pointee.pos
-        let incr = v.pointee.incr
+        let k = kernels
+        var ph = v.pointee.phase
+        let inc = v.pointee.incr
         var i = 0
+        let one: UInt64 = 1 << 32
         let looping = v.pointee.loopMode == 1 || (v.pointee.loopMode == 3 && !v.pointee.released)
         if looping {
             let loopEnd = v.pointee.loopEnd
-            let le = Double(loopEnd)
             let length = loopEnd - v.pointee.loopStart
-            let len = Double(length)
-            let fastLimit = Double(loopEnd - 2)
+            let le = UInt64(loopEnd) << 32
+            let lenFx = UInt64(length) << 32
+            let fastLimit = UInt64(loopEnd - 2) << 32
             while i < n {
-                if pos >= le {
-                    pos -= len * (((pos - le) / len).rounded(.down) + 1)
+                if ph >= le {
+                    ph -= lenFx * ((ph - le) / lenFx + 1)
                     continue
                 }
-                if pos < fastLimit {
-                    let run = min(n - i, max(1, Int(((fastLimit - pos) / incr).rounded(.up))))
-                    pos = SamplerSynth.cubicRun(s, out + i, run, pos, incr)
+                if ph < fastLimit && ph >= one {
+                    let run = min(n - i, Int((fastLimit - ph + inc - 1) / inc))
+                    ph = k.pointee.cubic(s, out + i, run, ph, inc)
                     i += run
                 } else {
-                    let idx = Int(pos)
-                    let f = Float(pos - Double(idx))
+                    let idx = Int(ph >> 32)
+                    let f = Float(Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: ph) >> 8)) * (1 / 16_777_216)
                     let j1 = idx + 1 >= loopEnd ? idx + 1 - length : idx + 1
                     let j2 = idx + 2 >= loopEnd ? idx + 2 - length : idx + 2
                     out[i] = SamplerSynth.cubic(s[max(idx - 1, 0)], s[idx], s[j1], s[j2], f)
-                    pos += incr
+                    ph &+= inc
                     i += 1
                 }
             }
         } else {
-            let endD = Double(v.pointee.end)
+            let endFx = UInt64(v.pointee.end) << 32
             while i < n {
-                if pos >= endD { v.pointee.pos = pos; return i }
-                let run = min(n - i, max(1, Int(((endD - pos) / incr).rounded(.up))))
-                pos = SamplerSynth.cubicRun(s, out + i, run, pos, incr)
+                if ph >= endFx { v.pointee.phase = ph; return i }
+                if ph < one {
+                    let idx = Int(ph >> 32)
+                    let f = Float(Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: ph) >> 8)) * (1 / 16_777_216)
+                    out[i] = SamplerSynth.cubic(s[idx], s[idx], s[idx + 1], s[idx + 2], f)
+                    ph &+= inc
+                    i += 1
+                    continue
+                }
+                let run = min(n - i, Int((endFx - ph + inc - 1) / inc))
+                ph = k.pointee.cubic(s, out + i, run, ph, inc)
                 i += run
             }
         }
-        v.pointee.pos = pos
+        v.pointee.phase = ph
         return n
     }
 
     @inline(__always)
     static func cubic(_ p0: Float, _ p1: Float, _ p2: Float, _ p3: Float, _ f: Float) -> Float {
         p1 + 0.5 * f * (p2 - p0 + f * (2 * p0 - 5 * p1 + 4 * p2 - p3 + f * (3 * (p1 - p2) + p3 - p0)))
-    }
-
-    /// The branch-free inner loop: `run` frames from `pos`, every point inside the sample.
-    @inline(__always)
-    static func cubicRun(_ s: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ run: Int, _ start: Double, _ incr: Double) -> Double {
-        var pos = start
-        for k in 0..<run {
-            let idx = Int(pos)
-            let f = Float(pos - Double(idx))
-            let p = s + idx
-            let p0 = idx > 0 ? p[-1] : p[0]
-            out[k] = cubic(p0, p[0], p[1], p[2], f)
-            pos += incr
-        }
-        return pos
-    }
-
-    @inline(__always)
-    func filter(_ v: UnsafeMutablePointer<Voice>, _ x: UnsafeMutablePointer<Float>, _ n: Int) {
-        let b0 = v.pointee.b0, b1 = v.pointee.b1, a1 = v.pointee.a1, a2 = v.pointee.a2
-        var z1 = v.pointee.z1, z2 = v.pointee.z2
-        for j in 0..<n {
-            let input = x[j]
-            let y = b0 * input + z1
-            z1 = b1 * input - a1 * y + z2
-            z2 = b0 * input - a2 * y
-            x[j] = y
-        }
-        // flush denormals from decaying tails
-        if abs(z1) < 1e-20 { z1 = 0 }
-        if abs(z2) < 1e-20 { z2 = 0 }
-        v.pointee.z1 = z1
-        v.pointee.z2 = z2
     }
 }

@@ -19,6 +19,7 @@
 // pitch (± the RPN 0 sensitivity, default 2 semitones). CC91/CC93 (reverb/chorus sends) are kept
 // but not rendered: the sampler has no built-in effects sends yet.
 import Synchronization
+import CSamplerKernels
 
 /// The MIDI state of one channel.
 struct ChannelState {
@@ -55,6 +56,8 @@ public final class SamplerSynth: @unchecked Sendable {
     let voices: UnsafeMutablePointer<Voice>
     let channels: UnsafeMutablePointer<ChannelState>
     let scratch: UnsafeMutablePointer<Float>
+    /// The voice loops for this CPU (CSamplerKernels: AVX2 + FMA or portable).
+    let kernels: UnsafePointer<CSKKernels>
     private var instrument: Unmanaged<SamplerInstrument>?
     private var noteCounter: UInt64 = 0
     var noteCounterForVoices: UInt64 { noteCounter }
@@ -84,6 +87,7 @@ public final class SamplerSynth: @unchecked Sendable {
         for c in 0..<16 { channels[c].derive() }
         scratch = .allocate(capacity: SamplerSynth.blockFrames)
         scratch.initialize(repeating: 0, count: SamplerSynth.blockFrames)
+        kernels = csk_kernels()
     }
 
     deinit {

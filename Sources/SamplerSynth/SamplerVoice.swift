@@ -29,14 +29,14 @@ struct Voice {
     var order: UInt64 = 0
     var exclusiveClass: Int32 = 0
 
-    // sample playback
-    var pos: Double = 0
+    // sample playback: the position in 32.32 fixed point (index into the pool, fraction)
+    var phase: UInt64 = 0
     var start = 0, end = 0, loopStart = 0, loopEnd = 0
     var loopMode: UInt8 = 0
     var rateRatio: Double = 1
     /// scaleTuning·(key − root) + tune, in cents (without bend and modulation).
     var pitchStatic: Float = 0
-    var incr: Double = 1
+    var incr: UInt64 = 1 << 32
 
     // levels
     var attenuationStatic: Float = 0
@@ -54,10 +54,13 @@ struct Voice {
 
     // per-block render state
     var framesToUpdate = 0
+    /// Gains at the block's first frame, their steps per frame, and the block's targets.
     var ampL: Float = 0, ampR: Float = 0, stepL: Float = 0, stepR: Float = 0
+    var targetL: Float = 0, targetR: Float = 0
     var lastFcHz: Float = -1
     var b0: Float = 0, b1: Float = 0, a1: Float = 0, a2: Float = 0
-    var z1: Float = 0, z2: Float = 0
+    /// The low-pass's state: x[n−1], x[n−2], y[n−1], y[n−2].
+    var filterState: (Float, Float, Float, Float) = (0, 0, 0, 0)
     /// This block is the last: the gains ramp to zero and the voice frees itself after it.
     var finishing = false
 }
