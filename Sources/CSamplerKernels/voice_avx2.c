@@ -1,6 +1,6 @@
 // The sampler's voice loops for x86-64 CPUs with AVX2 and FMA (a per-function target attribute,
 // so the package needs no compiler flags). Only ever called after a runtime check (dispatch.c).
-// The interpolation gathers its four points per frame with AVX2 gathers, eight frames at a time;
+// The interpolation loads its four points per frame (contiguous) and transposes, eight frames at a time;
 // the low-pass runs its recursion with one fused multiply-add on the critical path.
 #include "CSamplerKernels.h"
 
@@ -42,10 +42,28 @@ uint64_t csk_cubic_avx2(const float *s, float *out, ptrdiff_t n, uint64_t phase,
         __m256i idx = _mm256_castpd_si256(_mm256_permute4x64_pd(_mm256_castps_pd(hi), _MM_SHUFFLE(3, 1, 2, 0)));
         __m256i fr = _mm256_castpd_si256(_mm256_permute4x64_pd(_mm256_castps_pd(lo), _MM_SHUFFLE(3, 1, 2, 0)));
         __m256 f = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(fr, 8)), scale);
-        __m256 p0 = _mm256_i32gather_ps(s - 1, idx, 4);
-        __m256 p1 = _mm256_i32gather_ps(s, idx, 4);
-        __m256 p2 = _mm256_i32gather_ps(s + 1, idx, 4);
-        __m256 p3 = _mm256_i32gather_ps(s + 2, idx, 4);
+        // the four points of each frame are contiguous: one unaligned 128-bit load per frame,
+        // then a 4 × 4 transpose in each half (faster than four gathers on every x86 we run on)
+        (void)idx;
+        uint64_t ph = phase + (uint64_t)k * incr;
+        const float *q0 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q1 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q2 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q3 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q4 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q5 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q6 = s + (ptrdiff_t)(ph >> 32) - 1; ph += incr;
+        const float *q7 = s + (ptrdiff_t)(ph >> 32) - 1;
+        __m256 r0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q0)), _mm_loadu_ps(q4), 1);
+        __m256 r1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q1)), _mm_loadu_ps(q5), 1);
+        __m256 r2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q2)), _mm_loadu_ps(q6), 1);
+        __m256 r3 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(q3)), _mm_loadu_ps(q7), 1);
+        __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
+        __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
+        __m256 p0 = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(1, 0, 1, 0));
+        __m256 p1 = _mm256_shuffle_ps(t0, t1, _MM_SHUFFLE(3, 2, 3, 2));
+        __m256 p2 = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(1, 0, 1, 0));
+        __m256 p3 = _mm256_shuffle_ps(t2, t3, _MM_SHUFFLE(3, 2, 3, 2));
         // p1 + 0.5·f·(p2 − p0 + f·(2p0 − 5p1 + 4p2 − p3 + f·(3(p1 − p2) + p3 − p0))), the same
         // operations in the same order as the portable loop (no contraction)
         __m256 c3 = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(three, _mm256_sub_ps(p1, p2)), p3), p0);

@@ -73,9 +73,13 @@ public final class SamplerInstrument: @unchecked Sendable {
         for (i, o) in order.enumerated() where presets[o].bank == Int32(defaultBank) && presets[o].program == Int32(defaultProgram) { d = i }
         defaultPreset = d
         presetCount = presets.count
+        view = InstrumentView(samples: UnsafePointer(self.samples.baseAddress!), zones: UnsafePointer(self.zones.baseAddress!),
+                              presets: UnsafePointer(self.presets.baseAddress!), presetCount: presets.count, defaultPreset: d)
     }
 
     private let presetCount: Int
+    /// The render side's pointers into this instrument (see SamplerSynth.swift).
+    let view: InstrumentView
 
     deinit {
         samples.deallocate()

@@ -18,13 +18,13 @@ extension SamplerSynth {
         voice.phase = UInt64(zone.start) << 32
         voice.rateRatio = zone.sampleRate / sampleRate
         voice.pitchStatic = zone.scaleTuning * (Float(key) - zone.rootPitch / 100) + zone.tune
-        voice.attenuationStatic = zone.attenuation + SamplerSynth.concaveCentibels(UInt8(velocity))
+        voice.attenuationStatic = zone.attenuation + SynthMath.concaveCentibels(UInt8(velocity))
         voice.pan = zone.pan
         // velocity → cutoff (FluidSynth's default modulator: −2400 cents × (1 − v/127), from v = 64 up)
         voice.fcStatic = zone.filterFc + (velocity >= 64 ? -2_400 * (1 - Float(velocity) / 127) : 0)
         let qdB = max(0, min(96, zone.filterQ / 10))
         voice.qLinear = Float(SynthMath.pow10(Double(qdB - 3.01) / 20))
-        voice.filterGain = 1 / voice.qLinear.squareRoot()
+        voice.filterGain = Float(1 / SynthMath.sqrt(Double(voice.qLinear)))
         // An open filter (≥ 13500 cents, about 19.9 kHz, no resonance, no modulation) is left out:
         // FluidSynth runs it at 0.45 × the rate, where it changes nothing below 10 kHz by 0.1 dB.
         voice.filterEnabled = !(voice.fcStatic >= 13_500 && zone.filterQ <= 0 && zone.modLfoToFilterFc == 0 && zone.modEnvToFilterFc == 0)
@@ -36,13 +36,14 @@ extension SamplerSynth {
         voice.vibLfo = lfo(delay: zone.delayVibLFO, frequency: zone.freqVibLFO)
         voice.framesToUpdate = 0
         v.pointee = voice
+        (filterStates + 4 * (v - voices)).update(repeating: 0, count: 4)
     }
 
     var noteCounterValue: UInt64 { noteCounterForVoices }
 
     /// Stage lengths in control blocks, as FluidSynth counts them (see SamplerVoice.swift).
     func envelope(_ e: (Float, Float, Float, Float, Float, Float, Float, Float), key: Int, minimumRelease: Float) -> Envelope {
-        let perBlock = sampleRate / Double(SamplerSynth.blockFrames)
+        let perBlock = sampleRate / Double(synthBlockFrames)
         var env = Envelope()
         let delay = e.0 <= -32_768 ? 0 : SynthMath.seconds(timecents: max(-12_000, min(5_000, e.0)))
         env.blocks.0 = Int(perBlock * delay)
@@ -62,9 +63,9 @@ extension SamplerSynth {
     func lfo(delay: Float, frequency: Float) -> LFO {
         var l = LFO()
         let d = delay <= -32_768 ? 0 : SynthMath.seconds(timecents: max(-12_000, min(5_000, delay)))
-        l.delayBlocks = Int(sampleRate * d / Double(SamplerSynth.blockFrames))
+        l.delayBlocks = Int(sampleRate * d / Double(synthBlockFrames))
         let hz = Double(8.176) * SynthMath.exp2(Double(max(-16_000, min(4_500, frequency))) / 1_200)
-        l.incr = Float(4 * Double(SamplerSynth.blockFrames) * hz / sampleRate)
+        l.incr = Float(4 * Double(synthBlockFrames) * hz / sampleRate)
         return l
     }
 
@@ -94,10 +95,18 @@ extension SamplerSynth {
                 let amp = v.pointee.vol.stage == 1 ? x * SynthMath.amplitude(centibels: att)
                                                     : SynthMath.amplitude(centibels: att + 960 * (1 - x))
                 let pan = max(-500, min(500, v.pointee.pan + ch.pointee.panOffset))
+                if pan != v.pointee.lastPan {
+                    v.pointee.lastPan = pan
+                    v.pointee.panLeft = Float(SynthMath.sin(Double(500 - pan) / 1_000 * Double.pi / 2))
+                    v.pointee.panRight = Float(SynthMath.sin(Double(500 + pan) / 1_000 * Double.pi / 2))
+                }
                 // (a voice without the filter still gets its DC gain 1/√q, as FluidSynth's always-on filter gives it)
                 let g = amp * cycleGainValue * (v.pointee.filterEnabled ? 1 : v.pointee.filterGain)
-                targetL = g * cycleGainLeft * Float(SynthMath.sin(Double(500 - pan) / 1_000 * Double.pi / 2))
-                targetR = g * cycleGainRight * Float(SynthMath.sin(Double(500 + pan) / 1_000 * Double.pi / 2))
+                targetL = g * cycleGainLeft * v.pointee.panLeft
+                targetR = g * cycleGainRight * v.pointee.panRight
+                // Past the attack, a voice whose level is below the noise floor (−90 dB, FluidSynth's
+                // FLUID_NOISE_FLOOR; the sample's own peak taken as full scale) ends, as FluidSynth's do.
+                if v.pointee.vol.stage >= 3 && amp < 3e-5 { v.pointee.finishing = true; targetL = 0; targetR = 0 }
             }
             if v.pointee.filterEnabled {
                 let fc = v.pointee.fcStatic + modEnv * v.pointee.modEnvToFc + modLfo * v.pointee.modLfoToFc
@@ -117,14 +126,14 @@ extension SamplerSynth {
                 }
             }
         }
-        let n = Float(SamplerSynth.blockFrames)
+        let n = Float(synthBlockFrames)
         v.pointee.ampL = v.pointee.targetL
         v.pointee.ampR = v.pointee.targetR
         v.pointee.targetL = targetL
         v.pointee.targetR = targetR
         v.pointee.stepL = (targetL - v.pointee.ampL) / n
         v.pointee.stepR = (targetR - v.pointee.ampR) / n
-        v.pointee.framesToUpdate = SamplerSynth.blockFrames
+        v.pointee.framesToUpdate = synthBlockFrames
     }
 
     /// Renders one voice for `frames` frames, adding into left/right.
@@ -140,13 +149,11 @@ extension SamplerSynth {
             let n = min(frames - done, v.pointee.framesToUpdate)
             let produced = interpolate(v, samples, scratch, n)
             if v.pointee.filterEnabled {
-                withUnsafeMutableBytes(of: &v.pointee.filterState) { state in
-                    k.pointee.biquad(scratch, produced, v.pointee.b0, v.pointee.b1, v.pointee.a1, v.pointee.a2,
-                                     state.baseAddress!.assumingMemoryBound(to: Float.self))
-                }
+                VoiceKernels.biquad(k, scratch, produced, v.pointee.b0, v.pointee.b1, v.pointee.a1, v.pointee.a2,
+                                    filterStates + 4 * (v - voices))
             }
-            k.pointee.mix(scratch, left + done, right + done, produced, v.pointee.ampL, v.pointee.stepL,
-                          v.pointee.ampR, v.pointee.stepR, SamplerSynth.blockFrames - v.pointee.framesToUpdate)
+            VoiceKernels.mix(k, scratch, left + done, right + done, produced, v.pointee.ampL, v.pointee.stepL,
+                          v.pointee.ampR, v.pointee.stepR, synthBlockFrames - v.pointee.framesToUpdate)
             v.pointee.framesToUpdate -= n
             done += n
             if produced < n { v.pointee.playing = false; return }
@@ -178,14 +185,14 @@ extension SamplerSynth {
                 }
                 if ph < fastLimit && ph >= one {
                     let run = min(n - i, Int((fastLimit - ph + inc - 1) / inc))
-                    ph = k.pointee.cubic(s, out + i, run, ph, inc)
+                    ph = VoiceKernels.cubic(k, s, out + i, run, ph, inc)
                     i += run
                 } else {
                     let idx = Int(ph >> 32)
                     let f = Float(Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: ph) >> 8)) * (1 / 16_777_216)
                     let j1 = idx + 1 >= loopEnd ? idx + 1 - length : idx + 1
                     let j2 = idx + 2 >= loopEnd ? idx + 2 - length : idx + 2
-                    out[i] = SamplerSynth.cubic(s[max(idx - 1, 0)], s[idx], s[j1], s[j2], f)
+                    out[i] = synthCubic(s[max(idx - 1, 0)], s[idx], s[j1], s[j2], f)
                     ph &+= inc
                     i += 1
                 }
@@ -197,13 +204,13 @@ extension SamplerSynth {
                 if ph < one {
                     let idx = Int(ph >> 32)
                     let f = Float(Int32(truncatingIfNeeded: UInt32(truncatingIfNeeded: ph) >> 8)) * (1 / 16_777_216)
-                    out[i] = SamplerSynth.cubic(s[idx], s[idx], s[idx + 1], s[idx + 2], f)
+                    out[i] = synthCubic(s[idx], s[idx], s[idx + 1], s[idx + 2], f)
                     ph &+= inc
                     i += 1
                     continue
                 }
                 let run = min(n - i, Int((endFx - ph + inc - 1) / inc))
-                ph = k.pointee.cubic(s, out + i, run, ph, inc)
+                ph = VoiceKernels.cubic(k, s, out + i, run, ph, inc)
                 i += run
             }
         }
@@ -211,8 +218,4 @@ extension SamplerSynth {
         return n
     }
 
-    @inline(__always)
-    static func cubic(_ p0: Float, _ p1: Float, _ p2: Float, _ p3: Float, _ f: Float) -> Float {
-        p1 + 0.5 * f * (p2 - p0 + f * (2 * p0 - 5 * p1 + 4 * p2 - p3 + f * (3 * (p1 - p2) + p3 - p0)))
-    }
 }

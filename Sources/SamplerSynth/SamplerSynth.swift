@@ -29,7 +29,8 @@ struct ChannelState {
     var controllers = (volume: UInt8(100), expression: UInt8(127), pan: UInt8(64), modulation: UInt8(0))
     var sustain = false
     var pitchBend = 8_192
-    var bendRange: Float = 2
+    /// Pitch-bend sensitivity (RPN 0): semitones (data entry MSB) and cents (LSB).
+    var bendSemitones: UInt8 = 2, bendCentsPart: UInt8 = 0
     var pressure: UInt8 = 0
     var rpn = (msb: UInt8(127), lsb: UInt8(127))
     // derived
@@ -39,10 +40,34 @@ struct ChannelState {
     var vibratoExtra: Float = 0
 
     mutating func derive() {
-        attenuation = SamplerSynth.concaveCentibels(controllers.volume) + SamplerSynth.concaveCentibels(controllers.expression)
+        attenuation = SynthMath.concaveCentibels(controllers.volume) + SynthMath.concaveCentibels(controllers.expression)
         panOffset = 1_000 * (Float(controllers.pan) - 64) / 128
-        bendCents = Float(pitchBend - 8_192) / 8_192 * bendRange * 100
+        bendCents = Float(pitchBend - 8_192) / 8_192 * (Float(bendSemitones) * 100 + Float(bendCentsPart))
         vibratoExtra = 50 * Float(controllers.modulation) / 127 + 50 * Float(pressure) / 127
+    }
+}
+
+/// The render side's view of the current instrument: plain pointers into its memory (the synth
+/// keeps the instrument alive), so no reference is counted while rendering.
+struct InstrumentView {
+    var samples: UnsafePointer<Float>
+    var zones: UnsafePointer<PlayZone>
+    var presets: UnsafePointer<PresetEntry>
+    var presetCount: Int
+    var defaultPreset: Int
+
+
+    /// The preset index for a bank and program (−1: none). Binary search.
+    @inline(__always)
+    func presetIndex(bank: Int, program: Int) -> Int {
+        var lo = 0, hi = presetCount
+        let key = (Int32(truncatingIfNeeded: bank), Int32(truncatingIfNeeded: program))
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if (presets[mid].bank, presets[mid].program) < key { lo = mid + 1 } else { hi = mid }
+        }
+        if lo < presetCount && presets[lo].bank == key.0 && presets[lo].program == key.1 { return lo }
+        return -1
     }
 }
 
@@ -51,18 +76,19 @@ public final class SamplerSynth: @unchecked Sendable {
     public let sampleRate: Double
     public let polyphony: Int
     /// Frames per control block (envelopes, LFOs, pitch and gains are updated once per block).
-    public static let blockFrames = 64
+    public static var blockFrames: Int { synthBlockFrames }
     let capacity: Int
     let voices: UnsafeMutablePointer<Voice>
     let channels: UnsafeMutablePointer<ChannelState>
     let scratch: UnsafeMutablePointer<Float>
+    /// Each voice slot's low-pass state: x[n−1], x[n−2], y[n−1], y[n−2].
+    let filterStates: UnsafeMutablePointer<Float>
     /// The voice loops for this CPU (CSamplerKernels: AVX2 + FMA or portable).
     let kernels: UnsafePointer<CSKKernels>
     private var instrument: Unmanaged<SamplerInstrument>?
+    private var view: InstrumentView?
     private var noteCounter: UInt64 = 0
     var noteCounterForVoices: UInt64 { noteCounter }
-    /// Spare slots for voices fading out after a steal (so the new note needs no wait).
-    static let fadeSlots = 64
 
     private let pending = Atomic<UInt>(0)
     private let retired = Atomic<UInt>(0)
@@ -79,15 +105,17 @@ public final class SamplerSynth: @unchecked Sendable {
     public init(sampleRate: Double, polyphony: Int = 256) {
         self.sampleRate = sampleRate
         self.polyphony = max(1, polyphony)
-        capacity = self.polyphony + SamplerSynth.fadeSlots
+        capacity = self.polyphony + synthFadeSlots
         voices = .allocate(capacity: capacity)
         voices.initialize(repeating: Voice(), count: capacity)
         channels = .allocate(capacity: 16)
         channels.initialize(repeating: ChannelState(), count: 16)
         for c in 0..<16 { channels[c].derive() }
-        scratch = .allocate(capacity: SamplerSynth.blockFrames)
-        scratch.initialize(repeating: 0, count: SamplerSynth.blockFrames)
+        scratch = .allocate(capacity: synthBlockFrames)
+        scratch.initialize(repeating: 0, count: synthBlockFrames)
         kernels = csk_kernels()
+        filterStates = .allocate(capacity: 4 * capacity)
+        filterStates.initialize(repeating: 0, count: 4 * capacity)
     }
 
     deinit {
@@ -97,6 +125,7 @@ public final class SamplerSynth: @unchecked Sendable {
         voices.deallocate()
         channels.deallocate()
         scratch.deallocate()
+        filterStates.deallocate()
     }
 
     // MARK: Control side
@@ -112,7 +141,8 @@ public final class SamplerSynth: @unchecked Sendable {
     public func install(_ first: SamplerInstrument) {
         instrument?.release()
         instrument = .passRetained(first)
-        resetChannels(to: first)
+        view = first.view
+        resetChannels(defaultPreset: first.defaultPreset, presetCount: first.presets.count)
     }
 
     /// Output gain (linear), stereo balance (−1 … 1) and global tuning (cents), read once per cycle.
@@ -140,12 +170,16 @@ public final class SamplerSynth: @unchecked Sendable {
 
     /// Starts a render cycle: adopts a published instrument, reads gain/pan/tuning.
     public func beginCycle() {
+        let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
+        _ = channels; _ = voices; _ = capacity
         let bits = pending.exchange(0, ordering: .acquiringAndReleasing)
         if bits != 0, let adopted = Unmanaged<SamplerInstrument>.from(bits: bits) {
             for i in 0..<capacity { voices[i].playing = false }
             let previous = instrument
             instrument = adopted
-            adopted._withUnsafeGuaranteedRef { resetChannels(to: $0) }
+            let newView = adopted._withUnsafeGuaranteedRef { $0.view }
+            view = newView
+            resetChannels(defaultPreset: newView.defaultPreset, presetCount: newView.presetCount)
             let old = retired.exchange(previous.map { UInt(bitPattern: $0.toOpaque()) } ?? 0, ordering: .acquiringAndReleasing)
             // (the control side empties the slot before each publish, so it is empty here; if it
             // is not, the older one stays parked rather than being freed on this thread)
@@ -158,24 +192,23 @@ public final class SamplerSynth: @unchecked Sendable {
         cycleGainR = b < 0 ? 1 + b : 1
     }
 
-    private func resetChannels(to inst: SamplerInstrument) {
+    private func resetChannels(defaultPreset: Int, presetCount: Int) {
         for c in 0..<16 {
             channels[c] = ChannelState()
-            channels[c].preset = inst.defaultPreset >= 0 ? inst.defaultPreset : (inst.presets.count > 0 ? 0 : -1)
+            channels[c].preset = defaultPreset >= 0 ? defaultPreset : (presetCount > 0 ? 0 : -1)
             channels[c].derive()
         }
     }
 
     /// Mixes every voice into `left`/`right` (added to what is there) for `frames` frames from `offset`.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, offset: Int, frames: Int) {
-        guard frames > 0, let instrument else { return }
-        instrument._withUnsafeGuaranteedRef { inst in
-            let samples = UnsafePointer(inst.samples.baseAddress!)
-            var i = 0
-            while i < capacity {
-                if voices[i].playing { renderVoice(voices + i, samples, left + offset, right + offset, frames) }
-                i += 1
-            }
+        guard frames > 0, let view else { return }
+        let samples = view.samples
+        let voices = self.voices
+        var i = 0
+        while i < capacity {
+            if voices[i].playing { renderVoice(voices + i, samples, left + offset, right + offset, frames) }
+            i += 1
         }
     }
 
@@ -210,19 +243,19 @@ public final class SamplerSynth: @unchecked Sendable {
     }
 
     func programChange(_ channel: Int, _ program: UInt8) {
-        guard let instrument else { return }
+        guard let view else { return }
         channels[channel].program = program
         let bank = bank(for: channel)
-        instrument._withUnsafeGuaranteedRef { inst in
-            var p = inst.presetIndex(bank: bank, program: Int(program))
-            // fallbacks, as FluidSynth: drums → the bank's program 0; melodic → bank 0
-            if p < 0 && bank == 128 { p = inst.presetIndex(bank: 128, program: 0) }
-            if p < 0 && bank != 128 { p = inst.presetIndex(bank: 0, program: Int(program)) }
-            channels[channel].preset = p
-        }
+        var p = view.presetIndex(bank: bank, program: Int(program))
+        // fallbacks, as FluidSynth: drums → the bank's program 0; melodic → bank 0
+        if p < 0 && bank == 128 { p = view.presetIndex(bank: 128, program: 0) }
+        if p < 0 && bank != 128 { p = view.presetIndex(bank: 0, program: Int(program)) }
+        channels[channel].preset = p
     }
 
     func controlChange(_ channel: Int, _ cc: UInt8, _ value: UInt8) {
+        let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
+        _ = channels; _ = voices; _ = capacity
         switch cc {
         case 0: channels[channel].bankMSB = value; channels[channel].bankSelected = true
         case 32: channels[channel].bankLSB = value; channels[channel].bankSelected = true
@@ -242,9 +275,9 @@ public final class SamplerSynth: @unchecked Sendable {
         case 101: channels[channel].rpn.msb = value
         case 100: channels[channel].rpn.lsb = value
         case 6:
-            if channels[channel].rpn == (0, 0) { channels[channel].bendRange = Float(value) + (channels[channel].bendRange.truncatingRemainder(dividingBy: 1)) }
+            if channels[channel].rpn == (0, 0) { channels[channel].bendSemitones = value }
         case 38:
-            if channels[channel].rpn == (0, 0) { channels[channel].bendRange = channels[channel].bendRange.rounded(.down) + Float(value) / 100 }
+            if channels[channel].rpn == (0, 0) { channels[channel].bendCentsPart = value }
         case 120:
             for i in 0..<capacity where voices[i].playing && voices[i].channel == channel { kill(voices + i) }
         case 121:
@@ -260,13 +293,17 @@ public final class SamplerSynth: @unchecked Sendable {
     }
 
     func noteOff(_ channel: Int, _ key: Int) {
+        let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
+        _ = channels; _ = voices; _ = capacity
         for i in 0..<capacity where voices[i].playing && voices[i].channel == channel && voices[i].noteKey == key && !voices[i].released {
             if channels[channel].sustain { voices[i].heldByPedal = true } else { release(voices + i) }
         }
     }
 
     func noteOn(_ channel: Int, _ key: Int, _ velocity: Int) {
-        guard let instrument else { return }
+        let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
+        _ = channels; _ = voices; _ = capacity
+        guard let view else { return }
         let presetIndex = channels[channel].preset
         guard presetIndex >= 0 else { return }
         // a key struck again releases its sounding voices on the channel (as FluidSynth does)
@@ -275,17 +312,18 @@ public final class SamplerSynth: @unchecked Sendable {
             release(voices + i)
         }
         noteCounter &+= 1
-        instrument._withUnsafeGuaranteedRef { inst in
-            let p = inst.presets[presetIndex]
+        let counter = noteCounter
+        do {
+            let p = view.presets[presetIndex]
             var z = Int(p.firstZone)
             let last = z + Int(p.zoneCount)
             while z < last {
-                let zone = inst.zones[z]
+                let zone = view.zones[z]
                 z += 1
                 guard key >= Int(zone.keyLow), key <= Int(zone.keyHigh), velocity >= Int(zone.velLow), velocity <= Int(zone.velHigh) else { continue }
                 if zone.exclusiveClass != 0 {
                     for i in 0..<capacity where voices[i].playing && voices[i].channel == channel
-                        && voices[i].exclusiveClass == zone.exclusiveClass && voices[i].order != noteCounter {
+                        && voices[i].exclusiveClass == zone.exclusiveClass && voices[i].order != counter {
                         // FluidSynth's exclusive-class cut: a release of −200 timecents
                         forceRelease(voices + i, timecents: -200)
                     }
@@ -298,6 +336,8 @@ public final class SamplerSynth: @unchecked Sendable {
 
     /// A free slot; steals (fading out over one control block) when `polyphony` voices sound.
     func allocateVoice() -> Int {
+        let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
+        _ = channels; _ = voices; _ = capacity
         var live = 0
         var free = -1
         var victim = -1
@@ -338,19 +378,12 @@ public final class SamplerSynth: @unchecked Sendable {
     }
 
     func forceRelease(_ v: UnsafeMutablePointer<Voice>, timecents: Float) {
-        let blocks = 1 + Int(sampleRate * SynthMath.seconds(timecents: timecents) / Double(SamplerSynth.blockFrames))
+        let blocks = 1 + Int(sampleRate * SynthMath.seconds(timecents: timecents) / Double(synthBlockFrames))
         v.pointee.vol.blocks.5 = blocks
         v.pointee.mod.blocks.5 = blocks
         release(v)
     }
 
-    /// Concave transform of a 7-bit controller, negative: 960 cB × −(5/12)·log10(v/127), 960 at 0.
-    @inline(__always)
-    static func concaveCentibels(_ v: UInt8) -> Float {
-        if v == 0 { return 960 }
-        if v >= 127 { return 0 }
-        return min(960, Float(-400 * SynthMath.log10(Double(v) / 127)))
-    }
 }
 
 private extension Unmanaged where Instance == SamplerInstrument {

@@ -58,9 +58,11 @@ struct Voice {
     var ampL: Float = 0, ampR: Float = 0, stepL: Float = 0, stepR: Float = 0
     var targetL: Float = 0, targetR: Float = 0
     var lastFcHz: Float = -1
+    /// The pan position the side gains were computed for, and those gains (sin law).
+    var lastPan: Float = .nan
+    var panLeft: Float = 0, panRight: Float = 0
     var b0: Float = 0, b1: Float = 0, a1: Float = 0, a2: Float = 0
-    /// The low-pass's state: x[n−1], x[n−2], y[n−1], y[n−2].
-    var filterState: (Float, Float, Float, Float) = (0, 0, 0, 0)
+    // (the low-pass's state — x[n−1], x[n−2], y[n−1], y[n−2] — is in SamplerSynth.filterStates)
     /// This block is the last: the gains ramp to zero and the voice frees itself after it.
     var finishing = false
 }

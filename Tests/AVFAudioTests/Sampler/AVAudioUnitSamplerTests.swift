@@ -211,4 +211,21 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         #expect(Levels.amplitude(tail, frequency: 440, sampleRate: 48_000) < 1e-4)
         #expect(Levels.amplitude(tail, frequency: 220, sampleRate: 48_000) > 0.05)
     }
+
+    @Test func theOldestVoiceIsStolenBeyondThePolyphony() throws {
+        // 256 voices (FluidSynth's default polyphony) sound; a 257th note steals the oldest,
+        // which fades out over one control block (64 frames) instead of stopping dead.
+        var events: [(Int, [UInt8])] = [(0, [0x90, 33, 127])]     // 55 Hz on the built-in tone, the oldest
+        var n = 0
+        for channel in 1..<16 { for key in 60..<78 where n < 256 { events.append((4_800, [0x90 | UInt8(channel), UInt8(key), 20])); n += 1 } }
+        let out = try renderSampler(AVAudioUnitSampler(), events: events, frames: 48_000)
+        let before = out.left[2_400..<4_800], after = out.left[24_000..<48_000]
+        #expect(Levels.amplitude(before, frequency: 55, sampleRate: 48_000) > 0.05)
+        #expect(Levels.amplitude(after, frequency: 55, sampleRate: 48_000) < 1e-3)   // (the other voices leak about 1e-4 into this bin)
+        // the fade: within the 64 frames after the steal the 55 Hz voice's share falls smoothly —
+        // no sample-to-sample jump larger than the steady mixture's own
+        let steady = zip(out.left[20_000..<24_000].dropFirst(), out.left[20_000..<24_000]).map { abs($0 - $1) }.max()!
+        let atSteal = zip(out.left[4_790..<4_900].dropFirst(), out.left[4_790..<4_900]).map { abs($0 - $1) }.max()!
+        #expect(atSteal < 2 * steady + 0.01, "\(atSteal) vs \(steady)")
+    }
 }
