@@ -188,7 +188,7 @@ def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1
         return ck(b'LIST', kind + b''.join(chunks))
     def name(s):
         return (s.encode() + b'\0' * 20)[:20]
-    info = lst(b'INFO', [ck(b'ifil', struct.pack('<HH', *version)), ck(b'isng', b'EMU8000\0'), ck(b'INAM', b'Seed\0')])
+    info = lst(b'INFO', [ck(b'ifil', struct.pack('<HH', *version)), ck(b'isng', b'EMU8000\0'), ck(b'INAM', b'Seed\0\0')])
     pcm, headers, pos = b'', b'', 0
     for i in range(n_samples):
         n = 200 + 50 * i

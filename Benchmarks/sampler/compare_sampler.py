@@ -3,8 +3,8 @@
 
 Quality (sample-accurate on both sides): single notes of several GM programs and drums, and the
 ~60 s GM song of ../shared/peers/make_song.py, rendered by our sampler (avaudio-bench sampler,
-release build, through AVAudioEngine offline) and by FluidSynth (pyfluidsynth, events dispatched
-between get_samples() calls), reverb and chorus off on FluidSynth (our sampler has no effect
+release build, through AVAudioEngine offline) and by FluidSynth (libfluidsynth through pyfluidsynth, float output, events dispatched
+between fluid_synth_write_float() calls), reverb and chorus off on FluidSynth (our sampler has no effect
 sends yet). Event frames are rounded to multiples of 64: FluidSynth applies an event at its next
 64-frame block, so on that grid both sides start notes on the same frame.
 
@@ -91,9 +91,22 @@ def render_ours(ev, sf2, total, name):
     return y[:total], json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def _write_float(fs, n):
+    """n frames from fluid_synth_write_float (float output: no 16-bit dither in the measurements)."""
+    import ctypes
+    import fluidsynth
+    f = fluidsynth._fl.fluid_synth_write_float
+    f.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    buf = np.zeros(2 * n, dtype=np.float32)
+    p = buf.ctypes.data
+    f(fs.synth, n, p, 0, 2, p, 1, 2)
+    return buf
+
+
 def render_fluid(ev, sf2, total):
     import fluidsynth
     fs = fluidsynth.Synth(gain=GAIN, samplerate=float(SR), **{"synth.reverb.active": 0, "synth.chorus.active": 0})
+    fs.get_samples = lambda n: _write_float(fs, n)
     sfid = fs.sfload(sf2)
     for ch in range(16):
         fs.program_select(ch, sfid, 128 if ch == 9 else 0, 0)
@@ -116,7 +129,7 @@ def render_fluid(ev, sf2, total):
     if total > rendered:
         chunks.append(fs.get_samples(total - rendered))
     fs.delete()
-    return (np.concatenate(chunks).reshape(-1, 2).astype(np.float32) / 32768.0)[:total]
+    return np.concatenate(chunks).reshape(-1, 2)[:total]
 
 
 def onset(y, rel_db=-60.0):

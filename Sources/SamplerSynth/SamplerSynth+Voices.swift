@@ -20,8 +20,11 @@ extension SamplerSynth {
         voice.pitchStatic = zone.scaleTuning * (Float(key) - zone.rootPitch / 100) + zone.tune
         voice.attenuationStatic = zone.attenuation + SynthMath.concaveCentibels(UInt8(velocity))
         voice.pan = zone.pan
-        // velocity → cutoff (FluidSynth's default modulator: −2400 cents × (1 − v/127), from v = 64 up)
-        voice.fcStatic = zone.filterFc + (velocity >= 64 ? -2_400 * (1 - Float(velocity) / 127) : 0)
+        // No velocity → cutoff modulator: SoundFont 2.01/2.04 list one (−2400 cents), but FluidSynth
+        // 2.3 — our reference — leaves the cutoff alone at every velocity (measured: a 1.1 kHz tone
+        // through a 1.6 kHz cutoff comes out at the same level at velocities 40, 70, 100 and 127
+        // once the velocity → attenuation curve is taken out), and so do we.
+        voice.fcStatic = zone.filterFc
         let qdB = max(0, min(96, zone.filterQ / 10))
         voice.qLinear = Float(SynthMath.pow10(Double(qdB - 3.01) / 20))
         voice.filterGain = Float(1 / SynthMath.sqrt(Double(voice.qLinear)))
@@ -63,7 +66,9 @@ extension SamplerSynth {
     func lfo(delay: Float, frequency: Float) -> LFO {
         var l = LFO()
         let d = delay <= -32_768 ? 0 : SynthMath.seconds(timecents: max(-12_000, min(5_000, delay)))
-        l.delayBlocks = Int(sampleRate * d / Double(synthBlockFrames))
+        // (the delay in whole frames, then the first block that starts at or after it, as FluidSynth counts)
+        let frames = Int(sampleRate * d)
+        l.delayBlocks = (frames + synthBlockFrames - 1) / synthBlockFrames
         let hz = Double(8.176) * SynthMath.exp2(Double(max(-16_000, min(4_500, frequency))) / 1_200)
         l.incr = Float(4 * Double(synthBlockFrames) * hz / sampleRate)
         return l

@@ -12,11 +12,11 @@
 //   nothing, locks nothing, retains nothing (proved in SamplerRealTimeSafety.swift).
 //
 // Default modulators (SoundFont 2.04 §8.4, with FluidSynth's choices where it departs): note-on
-// velocity → attenuation (960 cB, concave: 40·log10(127/v) dB), velocity → filter cutoff (−2400
-// cents × (1 − v/127), applied from velocity 64 up as FluidSynth's switch source does), CC7
+// velocity → attenuation (960 cB, concave: 40·log10(127/v) dB), CC7
 // volume and CC11 expression → attenuation (960 cB concave each), CC10 → pan (±50 %), CC1
 // modulation wheel and channel pressure → vibrato LFO pitch depth (50 cents each), pitch wheel →
-// pitch (± the RPN 0 sensitivity, default 2 semitones). CC91/CC93 (reverb/chorus sends) are kept
+// pitch (± the RPN 0 sensitivity, default 2 semitones). Velocity → filter cutoff is not applied:
+// FluidSynth 2.3 does not apply it either (measured; see startVoice). CC91/CC93 (reverb/chorus sends) are kept
 // but not rendered: the sampler has no built-in effects sends yet.
 import Synchronization
 import CSamplerKernels

@@ -146,7 +146,7 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         #expect(abs(full.0 - expected) < 0.05, "\(full) vs \(expected)")
         // initialAttenuation 100 cB × 0.4 (EMU/FluidSynth) = 4 dB
         #expect(abs(try level(url, [(0, [0x90, 69, 127])]).0 - (full.0 - 4)) < 0.05)
-        // velocity 64: 40·log10(127/64) dB (at 440 Hz the velocity → cutoff modulator's 9.9 kHz changes nothing)
+        // velocity 64: 40·log10(127/64) dB
         let soft = try level(plain, [(0, [0x90, 69, 64])]).0
         #expect(abs(soft - (full.0 - 40 * log10(127.0 / 64))) < 0.05, "\(soft) vs \(full.0)")
         // CC7 127 removes the default volume's 4.15 dB (40·log10(127/100))

@@ -32,7 +32,7 @@ struct SoundFontBuilder {
         func chunk(_ id: String, _ data: [UInt8]) -> [UInt8] { Array(id.utf8) + le32(UInt32(data.count)) + data + (data.count % 2 == 1 ? [0] : []) }
         func list(_ type: String, _ chunks: [[UInt8]]) -> [UInt8] { chunk("LIST", Array(type.utf8) + chunks.flatMap { $0 }) }
 
-        let info = list("INFO", [chunk("ifil", le16(version.0) + le16(version.1)), chunk("isng", Array("EMU8000\0".utf8)), chunk("INAM", Array("Test\0".utf8))])
+        let info = list("INFO", [chunk("ifil", le16(version.0) + le16(version.1)), chunk("isng", Array("EMU8000\0".utf8)), chunk("INAM", Array("Test\0\0".utf8))])
         var pcm: [UInt8] = []
         for s in samples { pcm += le16(UInt16(bitPattern: s)) }
         pcm += [UInt8](repeating: 0, count: 46 * 2)
