@@ -34,10 +34,13 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
 
     /// The unit's part of one plan (see the design note in NodeRenderer.swift).
     final class State: RenderStep {
+        override var kind: StepKind { .audioUnit(.passUnretained(self)) }
         private let owner: Unmanaged<AUAudioUnitNodeRenderer>
         let renderBlock: AURenderBlock
         let pullInput: AURenderPullInputBlock
         let context: PullContext
+        /// The context, for the render thread (`context` keeps it alive).
+        private let contextRef: Unmanaged<PullContext>
         let timestamp: UnsafeMutablePointer<AudioTimeStamp>
         let flags: UnsafeMutablePointer<AudioUnitRenderActionFlags>
         init(renderer: AUAudioUnitNodeRenderer, renderBlock: @escaping AURenderBlock) {
@@ -45,6 +48,7 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             self.renderBlock = renderBlock
             let context = PullContext()
             self.context = context
+            contextRef = .passUnretained(context)
             pullInput = { flags, _, frameCount, bus, data in
                 AUAudioUnitNodeRenderer.pull(context, flags, Int(frameCount), bus, data)
             }
@@ -54,9 +58,50 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
             flags.initialize(to: [])
             super.init(renderer: renderer)
         }
+        /// Render thread: one cycle (a plan in which the unit is not prepared has no state for it:
+        /// the base class's stateless `render` outputs silence). Proved free of locks, allocation
+        /// and reference counting up to the client's render block (`RenderPathProof.audioUnit`;
+        /// the block itself is the client's, called through `ClientCall.audioUnit`).
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
+            let frames = cycle.frames
+            contextRef._withUnsafeGuaranteedRef { $0.inputs = inputs }
+            timestamp.pointee.mSampleTime = Double(cycle.sampleTime)
+            timestamp.pointee.mHostTime = cycle.hostTime
+            timestamp.pointee.mRateScalar = 1
+            // (not an array literal: an OptionSet literal allocates its array in debug builds)
+            timestamp.pointee.mFlags = AudioTimeStampFlags(rawValue: AudioTimeStampFlags.sampleTimeValid.rawValue
+                | AudioTimeStampFlags.hostTimeValid.rawValue | AudioTimeStampFlags.rateScalarValid.rawValue)
+            var bus = 0
+            while bus < outputs.count {
+                let output = outputs.unmanaged(bus)
+                output.restoreChannels()
+                output.resetBufferList(frames: frames)
+                flags.pointee = AudioUnitRenderActionFlags(rawValue: 0)
+                let status = ClientCall.audioUnit(.passUnretained(self), flags, UnsafePointer(timestamp), AUAudioFrameCount(frames), bus,
+                                                  output.bufferList.unsafeMutablePointer)
+                if status != noErr {
+                    output.clear(frames: frames)
+                } else {
+                    // A unit may have pointed mData at memory of its own (or at its input): copy it in.
+                    let (channels, channelCount, list) = (output.channels, output.channelCount, output.bufferList)
+                    var c = 0
+                    while c < channelCount {
+                        if let p = list[c].mData, p != UnsafeMutableRawPointer(channels[c]) {
+                            copyFloats(channels[c], p.assumingMemoryBound(to: Float.self), frames)
+                        }
+                        c += 1
+                    }
+                    output.resetBufferList(frames: frames)
+                    output.frames = frames
+                    output.isSilent = flags.pointee.rawValue & AudioUnitRenderActionFlags.unitRenderAction_OutputIsSilence.rawValue != 0
+                }
+                bus += 1
+            }
+            let none = noInputs
+            contextRef._withUnsafeGuaranteedRef { $0.inputs = none }
         }
+        /// An empty input list (made here: its generic initialiser is not for the render thread).
+        private let noInputs = UnsafeBufferPointer<RenderBuffer?>(start: nil, count: 0)
         deinit {
             timestamp.deallocate()
             flags.deallocate()
@@ -192,45 +237,6 @@ final class AUAudioUnitNodeRenderer: NodeRenderer {
         } else {
             failed = wanted
         }
-    }
-
-    /// Render thread: one cycle (a plan in which the unit is not prepared has no state for it:
-    /// the base class's stateless `render` outputs silence).
-    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
-        let frames = cycle.frames
-        state.context.inputs = inputs
-        state.timestamp.pointee.mSampleTime = Double(cycle.sampleTime)
-        state.timestamp.pointee.mHostTime = cycle.hostTime
-        state.timestamp.pointee.mRateScalar = 1
-        // (not an array literal: an OptionSet literal allocates its array in debug builds)
-        state.timestamp.pointee.mFlags = AudioTimeStampFlags(rawValue: AudioTimeStampFlags.sampleTimeValid.rawValue
-            | AudioTimeStampFlags.hostTimeValid.rawValue | AudioTimeStampFlags.rateScalarValid.rawValue)
-        var bus = 0
-        while bus < outputs.count {
-            let output = outputs[bus]
-            output.restoreChannels()
-            output.resetBufferList(frames: frames)
-            state.flags.pointee = AudioUnitRenderActionFlags(rawValue: 0)
-            let status = ClientCall.audioUnit(state.renderBlock, state.flags, UnsafePointer(state.timestamp), AUAudioFrameCount(frames), bus,
-                                              output.bufferList.unsafeMutablePointer, state.pullInput)
-            if status != noErr {
-                output.clear(frames: frames)
-            } else {
-                // A unit may have pointed mData at memory of its own (or at its input): copy it in.
-                var c = 0
-                while c < output.channelCount {
-                    if let p = output.bufferList[c].mData, p != UnsafeMutableRawPointer(output.channels[c]) {
-                        output.channels[c].update(from: p.assumingMemoryBound(to: Float.self), count: frames)
-                    }
-                    c += 1
-                }
-                output.resetBufferList(frames: frames)
-                output.frames = frames
-                output.isSilent = state.flags.pointee.contains(.unitRenderAction_OutputIsSilence)
-            }
-            bus += 1
-        }
-        state.context.inputs = UnsafeBufferPointer(start: nil, count: 0)
     }
 
     /// Clears the unit's DSP state (its `reset()`, on the control side).

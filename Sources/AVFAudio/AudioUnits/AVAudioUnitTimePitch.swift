@@ -116,50 +116,65 @@ extension TimePitchRenderer {
     /// The DSP of one format: a TimeStretcher.
     final class DSP: TimeEffectDSP {
         let s: TimeStretcher
-        init(_ s: TimeStretcher) { self.s = s }
+        /// The stretcher for the render thread (`s` keeps it alive); reached through KernelCall
+        /// (proved in AudioKernels). Render-thread members proved by RenderPathProof.timeEffect.
+        private let ref: Unmanaged<TimeStretcher>
+        init(_ s: TimeStretcher) {
+            self.s = s
+            ref = .passUnretained(s)
+        }
 
-        var latencyFrames: Int { s.latencyFrames }
+        override var latencyFrames: Int { s.latencyFrames }
 
-        func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
+        override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
+            // (Apple's parameter IDs as literals — kNewTimePitchParam_Rate 0, _Pitch 1, _Overlap 4,
+            // _EnablePeakLocking 6, _EnableTransientPreservation 7 — because reading AudioToolbox's
+            // global constants from the render thread goes through their lazy initialisers)
+            let v = widen(value)
             switch address {
-            case AUParameterAddress(kNewTimePitchParam_Rate): s.setRate(Double(value))
-            case AUParameterAddress(kNewTimePitchParam_Pitch): s.setPitchScale(pow(2, Double(value) / 1200))
-            case AUParameterAddress(kNewTimePitchParam_Overlap): s.setOverlap(Double(value))
-            case AUParameterAddress(kNewTimePitchParam_EnablePeakLocking): s.peakLocking = value >= 0.5
-            case AUParameterAddress(kNewTimePitchParam_EnableTransientPreservation): s.preservesTransients = value >= 0.5
+            case 0: KernelCall.setRate(ref, v)
+            case 1: KernelCall.setPitchScale(ref, KernelCall.power(2, v / 1200))
+            case 4: KernelCall.setOverlap(ref, v)
+            case 6: KernelCall.setPeakLocking(ref, value >= 0.5)
+            case 7: KernelCall.setPreservesTransients(ref, value >= 0.5)
             default: break
             }
         }
 
-        func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
-            if changes.isEmpty { return s.inputFramesNeeded(forOutputFrames: frames) }
+        override func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+            if changes.count == 0 { return KernelCall.inputFramesNeeded(ref, forOutputFrames: frames, margin: 0) }
             // Changes midway: the input at the highest rate in the cycle, plus half a window for the
             // analysis hops the new settings may take (the hop never exceeds N/4, and the pitch
             // resampler glides over one hop); what is not used waits in the stretcher's FIFO.
-            var highest = s.rate
+            let (rate, fftSize) = ref._withUnsafeGuaranteedRef { ($0.rate, $0.fftSize) }
+            var highest = rate
             var i = 0
             while i < changes.count {
-                if changes[i].address == AUParameterAddress(kNewTimePitchParam_Rate) {
-                    highest = max(highest, min(max(Double(changes[i].value), 1.0 / 32), 32))
+                if changes[i].address == 0 {   // kNewTimePitchParam_Rate
+                    highest = larger(highest, smaller(larger(widen(changes[i].value), 1.0 / 32), 32))
                 }
                 i += 1
             }
-            let margin = Int((Double(frames) * (highest - s.rate)).rounded(.up)) + s.fftSize / 2
-            return s.inputFramesNeeded(forOutputFrames: frames, margin: margin)
+            let margin = roundUp(Double(frames) * (highest - rate)) + fftSize / 2
+            return KernelCall.inputFramesNeeded(ref, forOutputFrames: frames, margin: margin)
         }
 
-        func maximumInputFrames(_ frames: Int) -> Int {
+        override func maximumInputFrames(_ frames: Int) -> Int {
             s.maximumInputFrames(forOutputFrames: frames)
         }
 
-        func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State) {
-            state.bind(input, output, offset: offset)
-            s.process(input: input == nil ? nil : UnsafePointer(state.inputPointers), inputFrames: input?.frames ?? 0,
-                      output: UnsafePointer(state.outputPointers), outputFrames: frames)
+        override func process(_ input: Unmanaged<RenderBuffer>?, _ output: Unmanaged<RenderBuffer>, offset: Int, frames: Int,
+                              state: Unmanaged<TimeEffectRenderer.State>) {
+            let (inputPointers, outputPointers) = state._withUnsafeGuaranteedRef { s -> (UnsafeMutablePointer<UnsafePointer<Float>>, UnsafeMutablePointer<UnsafeMutablePointer<Float>>) in
+                s.bind(input, output, offset: offset)
+                return (s.inputPointers, s.outputPointers)
+            }
+            KernelCall.process(ref, input: input == nil ? nil : UnsafePointer(inputPointers), inputFrames: input?.frames ?? 0,
+                               output: UnsafePointer(outputPointers), outputFrames: frames)
         }
 
-        func reset() {
-            s.reset()
+        override func reset() {
+            KernelCall.reset(ref)
         }
     }
 }

@@ -68,6 +68,8 @@ final class VarispeedRenderer: TimeEffectRenderer {
     /// The DSP of one format.
     final class DSP: TimeEffectDSP {
         let converter: SampleRateConverter
+        /// The converter for the render thread (`converter` keeps it alive).
+        private let converterRef: Unmanaged<SampleRateConverter>
         let channels: Int
         let defaultRamp: Int
         /// Rate in effect (render thread).
@@ -81,6 +83,7 @@ final class VarispeedRenderer: TimeEffectRenderer {
         init(sampleRate: Double, channels: Int, rate: Double, maximumFrames: Int) {
             converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .medium,
                                             variableRatio: 0.25...4)
+            converterRef = .passUnretained(converter)
             self.channels = channels
             defaultRamp = max(1, Int(sampleRate / 100))
             self.rate = rate
@@ -96,6 +99,99 @@ final class VarispeedRenderer: TimeEffectRenderer {
         deinit {
             fifo.deallocate()
             fifoPointers.deallocate()
+        }
+
+        // Render thread (proved by RenderPathProof.timeEffect): the converter is reached
+        // unmanaged through KernelCall (proved in AudioKernels), the buffers and the plan state
+        // unmanaged, closures capture only plain values.
+
+        override var latencyFrames: Int { 0 }
+
+        override func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
+            guard address <= 1 else { return }
+            let rate = varispeedRate(address: address, value: value)
+            if rate == self.rate { return }
+            self.rate = rate
+            KernelCall.setRatio(converterRef, 1 / rate, rampFrames: ramp > 0 ? ramp : defaultRamp)
+        }
+
+        override func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+            let need = KernelCall.inputFramesNeeded(converterRef, forOutputFrames: frames)
+            if changes.count == 0 { return larger(0, need - fifoCount) }
+            // Changes midway: at most the frames at the highest rate in the cycle (a glide stays
+            // between its ends), plus the interpolator's reach ahead at that rate (its kernel widens
+            // with the rate, to keep the output alias-free), plus a few for rounding; what is not
+            // consumed waits in the FIFO.
+            var highest = rate
+            var i = 0
+            while i < changes.count {
+                if changes[i].address <= 1 { highest = larger(highest, varispeedRate(address: changes[i].address, value: changes[i].value)) }
+                i += 1
+            }
+            let reach = roundUp(Double(KernelCall.trailingFrames(converterRef)) * larger(1, highest))
+            let margin = roundUp(Double(frames) * (highest - rate)) + reach + 16
+            return larger(0, need + margin - fifoCount)
+        }
+
+        override func maximumInputFrames(_ frames: Int) -> Int {
+            VarispeedRenderer.maximumInput(frames, converter)
+        }
+
+        override func process(_ input: Unmanaged<RenderBuffer>?, _ output: Unmanaged<RenderBuffer>, offset: Int, frames: Int,
+                              state: Unmanaged<TimeEffectRenderer.State>) {
+            let inputFrames = input?.frames ?? 0
+            // The converter reads the new input in place while nothing is left over from earlier
+            // (the usual case: it takes in all it is given); otherwise the input joins the FIFO.
+            let direct = fifoCount == 0 ? inputFrames > 0 : false
+            if !direct, let input, inputFrames > 0 {
+                let take = smaller(inputFrames, fifoCapacity - fifoCount)
+                let (source, count) = (input.channels, input.channelCount)
+                var c = 0
+                while c < channels {
+                    copyFloats(fifo + c * fifoCapacity + fifoCount, source[smaller(c, count - 1)], take)
+                    c += 1
+                }
+                fifoCount += take
+            }
+            let (inputPointers, outputPointers) = state._withUnsafeGuaranteedRef { s -> (UnsafeMutablePointer<UnsafePointer<Float>>, UnsafeMutablePointer<UnsafeMutablePointer<Float>>) in
+                s.bind(direct ? input : nil, output, offset: offset)
+                return (s.inputPointers, s.outputPointers)
+            }
+            let available = direct ? inputFrames : fifoCount
+            let inputs = UnsafeBufferPointer(start: UnsafePointer(direct ? inputPointers : fifoPointers), count: channels)
+            let outputs = UnsafeBufferPointer(start: UnsafePointer(outputPointers), count: channels)
+            var consumed = 0, produced = 0
+            while produced < frames {
+                let r = KernelCall.process(converterRef, input: inputs, offset: consumed, inputFrames: available - consumed,
+                                           output: outputs, offset: produced, outputCapacity: frames - produced)
+                consumed += r.consumed
+                produced += r.produced
+                if r.produced == 0 && r.consumed == 0 { break }
+            }
+            // the plan rendered what the converter asked for; anything short is silence
+            if produced < frames {
+                let out = output.channels
+                var c = 0
+                while c < channels { zeroFloats(out[c] + offset + produced, frames - produced); c += 1 }
+            }
+            // keep the unconsumed input at the front of the FIFO
+            let left = available - consumed
+            if left > 0 {
+                if direct || consumed > 0 {
+                    var c = 0
+                    while c < channels {
+                        copyFloats(fifo + c * fifoCapacity, inputs[c] + consumed, smaller(left, fifoCapacity))
+                        c += 1
+                    }
+                }
+            }
+            fifoCount = smaller(left, fifoCapacity)
+        }
+
+        override func reset() {
+            KernelCall.reset(converterRef)
+            KernelCall.setRatio(converterRef, 1 / rate, rampFrames: 0)
+            fifoCount = 0
         }
     }
 
@@ -130,84 +226,19 @@ final class VarispeedRenderer: TimeEffectRenderer {
     }
 }
 
-extension VarispeedRenderer.DSP {
-    var latencyFrames: Int { 0 }
 
-    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
-        guard address <= 1 else { return }
-        let d = self
-        let rate = VarispeedRenderer.rate(address: address, value: value)
-        if rate == d.rate { return }
-        d.rate = rate
-        d.converter.setRatio(1 / rate, rampFrames: ramp > 0 ? ramp : d.defaultRamp)
-    }
+/// The varispeed's rate for a parameter change (cents or rate), clamped to 0.25…4.
+@inline(__always)
+func varispeedRate(address: AUParameterAddress, value: AUValue) -> Double {
+    let r = address == 1 /* kVarispeedParam_PlaybackCents (a literal: see AVAudioUnitTimePitch's DSP) */ ? KernelCall.power(2, widen(value) / 1200) : widen(value)
+    let finite = r - r == 0 ? r : 1   // (finite: `isFinite` is not visible to the real-time check here; inf − inf and NaN are NaN)
+    return finite < 0.25 ? 0.25 : (finite > 4 ? 4 : finite)
+}
 
-    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
-        let d = self
-        let need = d.converter.inputFramesNeeded(forOutputFrames: frames)
-        if changes.isEmpty { return max(0, need - d.fifoCount) }
-        // Changes midway: at most the frames at the highest rate in the cycle (a glide stays
-        // between its ends), plus the interpolator's reach ahead at that rate (its kernel widens
-        // with the rate, to keep the output alias-free), plus a few for rounding; what is not
-        // consumed waits in the FIFO.
-        var highest = d.rate
-        var i = 0
-        while i < changes.count {
-            if changes[i].address <= 1 { highest = max(highest, VarispeedRenderer.rate(address: changes[i].address, value: changes[i].value)) }
-            i += 1
-        }
-        let reach = Int((Double(d.converter.trailingFrames) * Swift.max(1, highest)).rounded(.up))
-        let margin = Int((Double(frames) * (highest - d.rate)).rounded(.up)) + reach + 16
-        return max(0, need + margin - d.fifoCount)
-    }
-
-    func maximumInputFrames(_ frames: Int) -> Int {
-        VarispeedRenderer.maximumInput(frames, converter)
-    }
-
-    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State) {
-        let d = self
-        // The converter reads the new input in place while nothing is left over from earlier
-        // (the usual case: it takes in all it is given); otherwise the input joins the FIFO.
-        let direct = d.fifoCount == 0 && input.map { $0.frames > 0 } == true
-        if !direct, let input, input.frames > 0 {
-            let take = min(input.frames, d.fifoCapacity - d.fifoCount)
-            for c in 0..<d.channels {
-                (d.fifo + c * d.fifoCapacity + d.fifoCount).update(from: input.channels[min(c, input.channelCount - 1)], count: take)
-            }
-            d.fifoCount += take
-        }
-        state.bind(direct ? input : nil, output, offset: offset)
-        let available = direct ? input.unsafelyUnwrapped.frames : d.fifoCount
-        let inputs = UnsafeBufferPointer(start: UnsafePointer(direct ? state.inputPointers : d.fifoPointers), count: d.channels)
-        let outputs = UnsafeBufferPointer(start: UnsafePointer(state.outputPointers), count: d.channels)
-        var consumed = 0, produced = 0
-        while produced < frames {
-            let r = d.converter.process(input: inputs, offset: consumed, inputFrames: available - consumed,
-                                        output: outputs, offset: produced, outputCapacity: frames - produced)
-            consumed += r.consumed
-            produced += r.produced
-            if r.produced == 0 && r.consumed == 0 { break }
-        }
-        // the plan rendered what the converter asked for; anything short is silence
-        if produced < frames {
-            for c in 0..<d.channels { (output.channels[c] + offset + produced).update(repeating: 0, count: frames - produced) }
-        }
-        // keep the unconsumed input at the front of the FIFO
-        let left = available - consumed
-        if left > 0 && (direct || consumed > 0) {
-            for c in 0..<d.channels {
-                let p = d.fifo + c * d.fifoCapacity
-                p.update(from: inputs[c] + consumed, count: min(left, d.fifoCapacity))
-            }
-        }
-        d.fifoCount = min(left, d.fifoCapacity)
-    }
-
-    func reset() {
-        let d = self
-        d.converter.reset()
-        d.converter.setRatio(1 / d.rate, rampFrames: 0)
-        d.fifoCount = 0
-    }
+/// `Int(x.rounded(.up))` for the render thread (the rounding-rule enum is metadata the real-time
+/// check rejects). For |x| within Int's range.
+@inline(__always)
+func roundUp(_ x: Double) -> Int {
+    let i = Int(x)
+    return Double(i) < x ? i + 1 : i
 }

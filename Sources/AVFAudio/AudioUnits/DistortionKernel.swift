@@ -27,9 +27,13 @@ final class DistortionKernel: EffectKernel {
     static let highCut: AUParameterAddress = DistortionProcessor.highCut
 
     let processor: DistortionProcessor
+    /// The processor, for the render thread (`processor` keeps it alive; a call through a loaded
+    /// reference would retain it).
+    private let processorRef: Unmanaged<DistortionProcessor>
 
     init(sampleRate: Double, channels: Int, maximumFrames: Int) {
         processor = DistortionProcessor(sampleRate: sampleRate, channels: channels, maximumFrames: maximumFrames)
+        processorRef = .passUnretained(processor)
         super.init()
     }
 
@@ -39,15 +43,15 @@ final class DistortionKernel: EffectKernel {
     }
 
     override func setParameter(_ address: AUParameterAddress, _ value: AUValue, rampFrames: Int) {
-        processor.setParameter(address, value, rampFrames: rampFrames)
+        KernelCall.setParameter(processorRef, address, value, rampFrames: rampFrames)
     }
 
     override func process(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
                           channels: Int, frames: Int) {
-        processor.process(input: input, output: output, channels: channels, frames: frames)
+        KernelCall.process(processorRef, input, output, channels: channels, frames: frames)
     }
 
-    override func reset() { processor.reset() }
+    override func reset() { KernelCall.reset(processorRef) }
     override var latencyFrames: Int { processor.latencyFrames }
     override var tailTime: TimeInterval { processor.tailTime }
 }

@@ -10,9 +10,13 @@ final class EQKernel: EffectKernel {
     static let defaultRampFrames = EqualizerProcessor.defaultRampFrames
 
     let processor: EqualizerProcessor
+    /// The processor, for the render thread (`processor` keeps it alive; a call through a loaded
+    /// reference would retain it).
+    private let processorRef: Unmanaged<EqualizerProcessor>
 
     init(sampleRate: Double, channels: Int, maximumFrames: Int, bandCount: Int) {
         processor = EqualizerProcessor(sampleRate: sampleRate, channels: channels, maximumFrames: maximumFrames, bandCount: bandCount)
+        processorRef = .passUnretained(processor)
         super.init()
     }
 
@@ -25,14 +29,14 @@ final class EQKernel: EffectKernel {
     func finishInitialParameters() { processor.finishInitialParameters() }
 
     override func setParameter(_ address: AUParameterAddress, _ value: AUValue, rampFrames: Int) {
-        processor.setParameter(address, value, rampFrames: rampFrames)
+        KernelCall.setParameter(processorRef, address, value, rampFrames: rampFrames)
     }
 
     override func process(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
                           channels: Int, frames: Int) {
-        processor.process(input: input, output: output, channels: channels, frames: frames)
+        KernelCall.process(processorRef, input, output, channels: channels, frames: frames)
     }
 
-    override func reset() { processor.reset() }
+    override func reset() { KernelCall.reset(processorRef) }
     override var latencyFrames: Int { processor.latencyFrames }
 }

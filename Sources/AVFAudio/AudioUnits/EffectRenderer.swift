@@ -19,7 +19,11 @@ class EffectKernel {
     /// Processes `frames` frames from `input` to `output` (planar Float32; they may be the same memory).
     func process(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
                  channels: Int, frames: Int) {
-        for c in 0..<channels where input[c] != output[c] { output[c].update(from: input[c], count: frames) }
+        var c = 0
+        while c < channels {
+            if input[c] != output[c] { copyFloats(output[c], input[c], frames) }
+            c += 1
+        }
     }
 
     /// Clears delay lines and filter memories.
@@ -53,9 +57,11 @@ extension EffectKernel {
                 event = UnsafePointer(e.pointee.head.next)
             }
             let end = event.map { min(frames, Int($0.pointee.head.eventSampleTime - start)) } ?? frames
-            for c in 0..<channels {
+            var c = 0
+            while c < channels {
                 inputSegment[c] = input[c] + done
                 outputSegment[c] = output[c] + done
+                c += 1
             }
             process(input: UnsafePointer(inputSegment), output: UnsafePointer(outputSegment), channels: channels, frames: end - done)
             done = end
@@ -86,7 +92,9 @@ final class EffectRenderer: NodeRenderer {
     let makeKernel: EffectKernelFactory
     weak var unit: AVAudioUnit?
     /// Parameter events from any thread, in time order (shared with the node's AUAudioUnit).
-    let scheduler = RenderEventScheduler()
+    let scheduler: RenderEventScheduler
+    /// The scheduler, for the render thread (`scheduler` keeps it alive).
+    fileprivate let schedulerRef: Unmanaged<RenderEventScheduler>
     private let bypassFlag = Atomic<Bool>(false)
     /// The kernel of the current format (control side) and its format.
     private var kernel: EffectKernel?
@@ -96,6 +104,9 @@ final class EffectRenderer: NodeRenderer {
 
     init(makeKernel: @escaping EffectKernelFactory) {
         self.makeKernel = makeKernel
+        let scheduler = RenderEventScheduler()
+        self.scheduler = scheduler
+        schedulerRef = .passUnretained(scheduler)
     }
 
     var isBypassed: Bool {
@@ -127,8 +138,11 @@ final class EffectRenderer: NodeRenderer {
 
     /// The effect's part of one plan (see the design note in NodeRenderer.swift).
     final class State: RenderStep {
+        override var kind: StepKind { .effect(.passUnretained(self)) }
         private let owner: Unmanaged<EffectRenderer>
         let kernel: EffectKernel
+        /// The kernel, for the render thread (`kernel` keeps it alive).
+        private let kernelRef: Unmanaged<EffectKernel>
         let channels: Int
         /// The node's sample rate (host-time events convert with it; `cycle.sampleRate` is the
         /// engine output's, which a node upstream of a mixer's rate conversion does not run at).
@@ -141,6 +155,7 @@ final class EffectRenderer: NodeRenderer {
         init(renderer: EffectRenderer, kernel: EffectKernel, channels: Int, sampleRate: Double) {
             owner = .passUnretained(renderer)
             self.kernel = kernel
+            kernelRef = .passUnretained(kernel)
             self.channels = channels
             self.sampleRate = sampleRate
             inputBase = .allocate(capacity: max(1, channels))
@@ -149,8 +164,53 @@ final class EffectRenderer: NodeRenderer {
             outputPointers = .allocate(capacity: max(1, channels))
             super.init(renderer: renderer)
         }
+        /// Render thread: one cycle. Proved free of locks, allocation and reference counting
+        /// (`RenderPathProof.effect`): the renderer, kernel, scheduler and buffers are reached as
+        /// `Unmanaged`, through closures that capture only plain values.
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
+            let output = outputs.unmanaged(0)
+            let frames = cycle.frames
+            let kernel = kernelRef
+            let (scheduler, bypassed, reset) = owner._withUnsafeGuaranteedRef {
+                ($0.schedulerRef, $0.isBypassed, $0.takeResetRequest())
+            }
+            if reset { kernel._withUnsafeGuaranteedRef { $0.reset() } }
+            let start = cycle.sampleTime, hostTime = cycle.hostTime, rate = sampleRate
+            let outputChannels = output.channelCount
+            let channels = min(self.channels, outputChannels)
+            // The input (silence when unconnected: effects still ring out).
+            let input = inputs.count > 0 ? inputs.unmanaged(0) : nil
+            if input == nil {
+                let out = output.channels
+                var c = 0
+                while c < outputChannels { out[c].update(repeating: 0, count: frames); c += 1 }
+            }
+            let source = input ?? output
+            let events = scheduler._withUnsafeGuaranteedRef { s -> UnsafePointer<AURenderEvent>? in
+                s.collect(cycleStart: start, hostTime: hostTime, sampleRate: rate)
+                return s.eventList(before: start + Int64(frames), cycleStart: start)
+            }
+            if bypassed {
+                if let input { output.copy(from: input, frames: frames) }
+                kernel._withUnsafeGuaranteedRef { $0.apply(events) }
+                output.frames = frames
+                return
+            }
+            let (sourceChannels, sourceCount) = (source.channels, source.channelCount)
+            let outChannels = output.channels
+            var c = 0
+            while c < channels {
+                inputBase[c] = sourceChannels[min(c, sourceCount - 1)]
+                outputBase[c] = outChannels[c]
+                c += 1
+            }
+            let (inBase, outBase, inSegment, outSegment) = (UnsafePointer(inputBase), UnsafePointer(outputBase), inputPointers, outputPointers)
+            kernel._withUnsafeGuaranteedRef {
+                $0.render(input: inBase, output: outBase, channels: channels, frames: frames,
+                          start: start, events: events, inputSegment: inSegment, outputSegment: outSegment)
+            }
+            output.frames = frames
+            output.isSilent = false
         }
         deinit {
             inputBase.deallocate()
@@ -167,36 +227,14 @@ final class EffectRenderer: NodeRenderer {
                      sampleRate: format.sampleRate)
     }
 
-    /// Render thread: one cycle.
-    func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
-        let output = outputs[0]
-        let frames = cycle.frames
-        let kernel = state.kernel
-        if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) { kernel.reset() }
-        let start = cycle.sampleTime
-        let channels = min(state.channels, output.channelCount)
-        // The input (silence when unconnected: effects still ring out).
-        let input = inputs.count > 0 ? inputs[0] : nil
-        if input == nil {
-            for c in 0..<output.channelCount { output.channels[c].update(repeating: 0, count: frames) }
+    /// Render thread, at the start of a cycle: whether a reset was asked for (clears the request).
+    @inline(__always)
+    fileprivate func takeResetRequest() -> Bool {
+        // (nested ifs, not `&&`: its autoclosure would capture self)
+        if resetRequested.load(ordering: .relaxed) {
+            if resetRequested.exchange(false, ordering: .acquiringAndReleasing) { return true }
         }
-        let source = input ?? output
-        scheduler.collect(cycleStart: start, hostTime: cycle.hostTime, sampleRate: state.sampleRate)
-        let events = scheduler.eventList(before: start + Int64(frames), cycleStart: start)
-        if isBypassed {
-            if input != nil { output.copy(from: source, frames: frames) }
-            kernel.apply(events)
-            output.frames = frames
-            return
-        }
-        for c in 0..<channels {
-            state.inputBase[c] = source.channels[min(c, source.channelCount - 1)]
-            state.outputBase[c] = output.channels[c]
-        }
-        kernel.render(input: UnsafePointer(state.inputBase), output: UnsafePointer(state.outputBase), channels: channels, frames: frames,
-                      start: start, events: events, inputSegment: state.inputPointers, outputSegment: state.outputPointers)
-        output.frames = frames
-        output.isSilent = false
+        return false
     }
 
     /// Control side: the kernel clears its state at the start of the next cycle (never while

@@ -54,10 +54,16 @@ struct RenderEventRequest {
         if time >= AUEventSampleTimeImmediate && time < AUEventSampleTimeImmediate &+ (1 << 31) {
             return cycleStart + (time &- AUEventSampleTimeImmediate)
         }
-        if time & hostTimeFlag != 0 && time > 0 {
-            let host = UInt64(time & ~hostTimeFlag)
+        // (AudioToolbox's `hostTimeFlag` as a literal: reading another module's global goes
+        // through its lazy initialiser, which the real-time check cannot see into)
+        let flag = AUEventSampleTime(0x4000_0000_0000_0000)
+        if time & flag != 0 && time > 0 {
+            let host = UInt64(time & ~flag)
             let seconds = (Double(host) - Double(hostTime)) * 1e-9
-            return cycleStart + Int64((seconds * sampleRate).rounded())
+            // (rounded half away from zero, as `rounded()`, written out: the rounding-rule enum
+            // is metadata the real-time check rejects)
+            let frames = seconds * sampleRate
+            return cycleStart + Int64(frames + (frames >= 0 ? 0.5 : -0.5))
         }
         return time
     }
@@ -70,7 +76,10 @@ struct ScheduledRenderEvent {
 }
 
 final class RenderEventScheduler {
-    private let queue: MPSCQueue<RenderEventRequest>
+    private let queue: RenderEventRequestQueue
+    /// The queue, for the render thread (`queue` keeps it alive; calling through the stored
+    /// reference would retain it).
+    private let queueRef: Unmanaged<RenderEventRequestQueue>
     /// Pending events, latest first (the next due is at `count - 1`). Render thread only.
     private let pending: UnsafeMutablePointer<ScheduledRenderEvent>
     private var count = 0
@@ -83,7 +92,8 @@ final class RenderEventScheduler {
 
     init(capacity: Int = 4096) {
         self.capacity = max(2, capacity)
-        queue = MPSCQueue(capacity: self.capacity)
+        queue = RenderEventRequestQueue(capacity: self.capacity)
+        queueRef = .passUnretained(queue)
         pending = .allocate(capacity: self.capacity)
         nodes = .allocate(capacity: self.capacity)
         nodes.initialize(repeating: AURenderEvent(), count: self.capacity)
@@ -116,12 +126,12 @@ final class RenderEventScheduler {
     /// resolving its time against this cycle (`cycleStart`, `hostTime`, the unit's `sampleRate`).
     @inline(__always)
     func collect(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) {
-        if queue.isEmpty { return }
+        if queueRef._withUnsafeGuaranteedRef({ $0.isEmpty }) { return }
         collectSlow(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate)
     }
 
     private func collectSlow(cycleStart: Int64, hostTime: UInt64, sampleRate: Double) {
-        while let request = queue.pop() {
+        while let request = queueRef._withUnsafeGuaranteedRef({ $0.pop() }) {
             insert(ScheduledRenderEvent(sampleTime: request.sampleTime(cycleStart: cycleStart, hostTime: hostTime, sampleRate: sampleRate),
                                         request: request))
         }
@@ -132,8 +142,10 @@ final class RenderEventScheduler {
         // Latest first; an event goes after (nearer the end than) every later event and before
         // every event of the same or an earlier time it meets... so that equal times keep
         // arrival order: earlier arrivals sit nearer the end and are taken first.
+        // (a `break`, not `&&`: its autoclosure would capture, and so retain, self)
         var i = count
-        while i > 0 && pending[i - 1].sampleTime <= event.sampleTime {
+        while i > 0 {
+            if pending[i - 1].sampleTime > event.sampleTime { break }
             i -= 1
         }
         var j = count
@@ -187,7 +199,7 @@ final class RenderEventScheduler {
 
     /// Drops every pending event (render thread, or control side with rendering stopped).
     func removeAll() {
-        while queue.pop() != nil {}
+        while queueRef._withUnsafeGuaranteedRef({ $0.pop() }) != nil {}
         count = 0
     }
 }

@@ -15,9 +15,13 @@ final class ReverbKernel: EffectKernel {
     static let randomizeReflections: AUParameterAddress = ReverbProcessor.randomizeReflections
 
     let processor: ReverbProcessor
+    /// The processor, for the render thread (`processor` keeps it alive; a call through a loaded
+    /// reference would retain it).
+    private let processorRef: Unmanaged<ReverbProcessor>
 
     init(sampleRate: Double, channels: Int, maximumFrames: Int) {
         processor = ReverbProcessor(sampleRate: sampleRate, channels: channels, maximumFrames: maximumFrames)
+        processorRef = .passUnretained(processor)
         super.init()
     }
 
@@ -27,15 +31,15 @@ final class ReverbKernel: EffectKernel {
     }
 
     override func setParameter(_ address: AUParameterAddress, _ value: AUValue, rampFrames: Int) {
-        processor.setParameter(address, value, rampFrames: rampFrames)
+        KernelCall.setParameter(processorRef, address, value, rampFrames: rampFrames)
     }
 
     override func process(input: UnsafePointer<UnsafeMutablePointer<Float>>, output: UnsafePointer<UnsafeMutablePointer<Float>>,
                           channels: Int, frames: Int) {
-        processor.process(input: input, output: output, channels: channels, frames: frames)
+        KernelCall.process(processorRef, input, output, channels: channels, frames: frames)
     }
 
-    override func reset() { processor.reset() }
+    override func reset() { KernelCall.reset(processorRef) }
     override var latencyFrames: Int { processor.latencyFrames }
     override var tailTime: TimeInterval { processor.tailTime }
 }

@@ -49,21 +49,88 @@ extension EffectRenderer: AudioUnitRenderer {}
 /// The DSP of a time effect for one format (sample rate, channel count, maximum frames): made on
 /// the control side by the renderer's factory, used on the render thread (no allocation, locks or
 /// I/O), carried over from plan to plan while the format stays the same.
-protocol TimeEffectDSP: AnyObject {
+///
+/// A class, not a protocol, so that the render thread reaches it unmanaged with a plain virtual
+/// call (an existential is metadata the compiler's real-time check rejects). The base class is a
+/// muted time effect: it takes in what it is given, asks for one input frame per output frame and
+/// outputs silence; the varispeed and the time-pitch DSPs override every member.
+class TimeEffectDSP {
     /// Frames by which the output lags the input.
-    var latencyFrames: Int { get }
+    var latencyFrames: Int { 0 }
     /// Applies a parameter change, gliding over `ramp` frames (0: the unit's default).
-    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int)
+    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {}
     /// Input frames needed for `frames` output frames, given the parameter changes that will be
     /// applied during them (an upper bound when there are some: the DSP keeps unconsumed input).
-    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int
+    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int { frames }
     /// Upper bound of `inputFrames` (control side, buffer sizing).
-    func maximumInputFrames(_ frames: Int) -> Int
+    func maximumInputFrames(_ frames: Int) -> Int { frames }
     /// Takes in `input` (nil: nothing new this call — a later segment of a cycle) and writes
     /// `frames` frames into `output` from frame `offset`.
-    func process(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int, frames: Int, state: TimeEffectRenderer.State)
+    func process(_ input: Unmanaged<RenderBuffer>?, _ output: Unmanaged<RenderBuffer>, offset: Int, frames: Int,
+                 state: Unmanaged<TimeEffectRenderer.State>) {
+        let channels = output.channels
+        var c = 0
+        while c < output.channelCount { zeroFloats(channels[c] + offset, frames); c += 1 }
+    }
     /// Forgets the stream.
-    func reset()
+    func reset() {}
+}
+
+/// How the render thread calls a time effect's DSP: a closed switch over the two DSPs, not a
+/// virtual call (the reason is StepKind.swift's design note: functions reached through a vtable
+/// are not specialised where the real-time check runs).
+enum TimeEffectKernel {
+    case varispeed(Unmanaged<VarispeedRenderer.DSP>)
+    case timePitch(Unmanaged<TimePitchRenderer.DSP>)
+    /// Any other DSP (the muted base class): outputs silence.
+    case muted
+
+    /// Control side: the case of `dsp` (which the plan state keeps alive).
+    init(_ dsp: TimeEffectDSP) {
+        if let d = dsp as? VarispeedRenderer.DSP { self = .varispeed(.passUnretained(d)) }
+        else if let d = dsp as? TimePitchRenderer.DSP { self = .timePitch(.passUnretained(d)) }
+        else { self = .muted }
+    }
+
+    @inline(__always)
+    func apply(_ address: AUParameterAddress, _ value: AUValue, ramp: Int) {
+        switch self {
+        case .varispeed(let d): d._withUnsafeGuaranteedRef { $0.apply(address, value, ramp: ramp) }
+        case .timePitch(let d): d._withUnsafeGuaranteedRef { $0.apply(address, value, ramp: ramp) }
+        case .muted: break
+        }
+    }
+
+    @inline(__always)
+    func inputFrames(_ frames: Int, changes: UnsafeBufferPointer<TimeEffectChange>) -> Int {
+        switch self {
+        case .varispeed(let d): return d._withUnsafeGuaranteedRef { $0.inputFrames(frames, changes: changes) }
+        case .timePitch(let d): return d._withUnsafeGuaranteedRef { $0.inputFrames(frames, changes: changes) }
+        case .muted: return frames
+        }
+    }
+
+    @inline(__always)
+    func process(_ input: Unmanaged<RenderBuffer>?, _ output: Unmanaged<RenderBuffer>, offset: Int, frames: Int,
+                 state: Unmanaged<TimeEffectRenderer.State>) {
+        switch self {
+        case .varispeed(let d): d._withUnsafeGuaranteedRef { $0.process(input, output, offset: offset, frames: frames, state: state) }
+        case .timePitch(let d): d._withUnsafeGuaranteedRef { $0.process(input, output, offset: offset, frames: frames, state: state) }
+        case .muted:
+            let channels = output.channels
+            var c = 0
+            while c < output.channelCount { zeroFloats(channels[c] + offset, frames); c += 1 }
+        }
+    }
+
+    @inline(__always)
+    func reset() {
+        switch self {
+        case .varispeed(let d): d._withUnsafeGuaranteedRef { $0.reset() }
+        case .timePitch(let d): d._withUnsafeGuaranteedRef { $0.reset() }
+        case .muted: break
+        }
+    }
 }
 
 /// Makes the DSP for (sample rate, channels, maximum frames) with the unit's current parameter values.
@@ -79,7 +146,9 @@ struct TimeEffectChange {
 
 class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     /// Parameter events from any thread, in time order (shared with the node's AUAudioUnit).
-    let scheduler = RenderEventScheduler()
+    let scheduler: RenderEventScheduler
+    /// The scheduler for the render thread (`scheduler` keeps it alive).
+    private let schedulerRef: Unmanaged<RenderEventScheduler>
     /// Changes due later in the current cycle (render thread), in time order.
     private let changeCapacity = 4096
     private let changes: UnsafeMutablePointer<TimeEffectChange>
@@ -102,6 +171,9 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     init(makeDSP: @escaping TimeEffectDSPFactory) {
         self.makeDSP = makeDSP
+        let scheduler = RenderEventScheduler()
+        self.scheduler = scheduler
+        schedulerRef = .passUnretained(scheduler)
         changes = .allocate(capacity: changeCapacity)
         super.init()
     }
@@ -123,9 +195,16 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     // MARK: plan state
 
     /// The time effect's part of one plan (see the design note in NodeRenderer.swift).
+    ///
+    /// Render-thread calls pass the state, the renderer, the DSP and the buffers unmanaged, through
+    /// closures that capture only plain values (a closure capturing a reference retains it):
+    /// proved by `RenderPathProof.timeEffect`.
     final class State: RenderStep {
+        override var kind: StepKind { .timeEffect(.passUnretained(self)) }
         private let owner: Unmanaged<TimeEffectRenderer>
         let dsp: TimeEffectDSP
+        /// The DSP for the render thread (`dsp` keeps it alive).
+        let dspRef: TimeEffectKernel
         let channels: Int
         /// The node's sample rate (its output format's; host-time events convert with it).
         let sampleRate: Double
@@ -134,23 +213,29 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         init(renderer: TimeEffectRenderer, dsp: TimeEffectDSP, channels: Int, sampleRate: Double) {
             owner = .passUnretained(renderer)
             self.dsp = dsp
+            dspRef = TimeEffectKernel(dsp)
             self.channels = channels
             self.sampleRate = sampleRate
-            inputPointers = .allocate(capacity: max(1, channels))
-            outputPointers = .allocate(capacity: max(1, channels))
+            inputPointers = .allocate(capacity: larger(1, channels))
+            outputPointers = .allocate(capacity: larger(1, channels))
             super.init(renderer: renderer)
         }
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs, state: self) }
+            let me = Unmanaged.passUnretained(self)
+            let input = inputs.count > 0 ? inputs.unmanaged(0) : nil
+            let output = outputs.unmanaged(0)
+            owner._withUnsafeGuaranteedRef { $0.render(&cycle, input: input, output: output, state: me) }
         }
         override func cycleWillStart(sampleTime: Int64, hostTime: UInt64, bus: Int) {
-            owner._withUnsafeGuaranteedRef { $0.cycleWillStart(sampleTime: sampleTime, hostTime: hostTime, state: self) }
+            let me = Unmanaged.passUnretained(self)
+            owner._withUnsafeGuaranteedRef { $0.cycleWillStart(sampleTime: sampleTime, hostTime: hostTime, state: me) }
         }
         override func inputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
-            owner._withUnsafeGuaranteedRef { $0.inputFrames(forOutputFrames: outputFrames, state: self) }
+            let me = Unmanaged.passUnretained(self)
+            return owner._withUnsafeGuaranteedRef { $0.inputFrames(forOutputFrames: outputFrames, state: me) }
         }
         override func maximumInputFrames(forOutputFrames outputFrames: Int, bus: Int) -> Int {
-            max(outputFrames, dsp.maximumInputFrames(outputFrames))
+            larger(outputFrames, dsp.maximumInputFrames(outputFrames))
         }
         override func inputSampleTime(bus: Int) -> Int64 {
             owner._withUnsafeGuaranteedRef { $0.consumed }
@@ -162,10 +247,14 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         /// Points `inputPointers`/`outputPointers` at the buffers (input channels repeat when
         /// fewer), the output from frame `offset`.
         @inline(__always)
-        func bind(_ input: RenderBuffer?, _ output: RenderBuffer, offset: Int = 0) {
-            for c in 0..<channels {
-                outputPointers[c] = output.channels[c] + offset
-                if let input { inputPointers[c] = UnsafePointer(input.channels[min(c, input.channelCount - 1)]) }
+        func bind(_ input: Unmanaged<RenderBuffer>?, _ output: Unmanaged<RenderBuffer>, offset: Int = 0) {
+            let out = output.channels
+            var c = 0
+            while c < channels { outputPointers[c] = out[c] + offset; c += 1 }
+            if let input {
+                let (source, count) = (input.channels, input.channelCount)
+                c = 0
+                while c < channels { inputPointers[c] = UnsafePointer(source[smaller(c, count - 1)]); c += 1 }
             }
         }
     }
@@ -196,29 +285,29 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     // MARK: the cycle
 
     /// Render thread: the cycle about to be rendered starts at `sampleTime` (see `RenderStep`).
-    final func cycleWillStart(sampleTime: Int64, hostTime: UInt64, state: State) {
+    final func cycleWillStart(sampleTime: Int64, hostTime: UInt64, state: Unmanaged<State>) {
         cycleStart = sampleTime
         cycleHostTime = hostTime
-        cycleRate = state.sampleRate
+        cycleRate = state._withUnsafeGuaranteedRef { $0.sampleRate }
     }
 
     /// Render thread: input frames for `outputFrames` output frames this cycle (see `RenderStep`).
-    final func inputFrames(forOutputFrames outputFrames: Int, state: State) -> Int {
-        beginCycle(frames: outputFrames, dsp: state.dsp, events: collectEvents(frames: outputFrames))
+    final func inputFrames(forOutputFrames outputFrames: Int, state: Unmanaged<State>) -> Int {
+        let dsp = state._withUnsafeGuaranteedRef { $0.dspRef }
+        beginCycle(frames: outputFrames, dsp: dsp, events: collectEvents(frames: outputFrames))
         prepared = true
         if bypassedThisCycle { return outputFrames }
-        return max(0, state.dsp.inputFrames(outputFrames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
+        let pending = UnsafeBufferPointer(start: UnsafePointer(changes), count: changeCount)
+        return larger(0, dsp.inputFrames(outputFrames, changes: pending))
     }
 
     /// Render thread: one cycle.
-    final func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
-        let output = outputs[0]
+    final func render(_ cycle: inout RenderCycle, input: Unmanaged<RenderBuffer>?, output: Unmanaged<RenderBuffer>, state: Unmanaged<State>) {
         let frames = cycle.frames
-        let input = inputs.count > 0 ? inputs[0] : nil
         if !prepared {
             // (no input domain, so the plan did not start the cycle)
             cycleWillStart(sampleTime: cycle.sampleTime, hostTime: cycle.hostTime, state: state)
-            beginCycle(frames: frames, dsp: state.dsp, events: collectEvents(frames: frames))
+            beginCycle(frames: frames, dsp: state._withUnsafeGuaranteedRef { $0.dspRef }, events: collectEvents(frames: frames))
         }
         prepared = false
         renderCycle(input: input, output: output, frames: frames, state: state)
@@ -226,34 +315,39 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
 
     /// The cycle's output from `input` (nil: unconnected, silence), once `beginCycle` ran.
     @inline(__always)
-    private func renderCycle(input: RenderBuffer?, output: RenderBuffer, frames: Int, state: State) {
-        if input == nil {
-            applyAllChanges(dsp: state.dsp)
-            output.clear(frames: frames)
-        } else if bypassedThisCycle {
-            output.copy(from: input.unsafelyUnwrapped, frames: frames)
-        } else {
-            // Segments between the changes due in this cycle; the input goes in with the first.
-            var done = 0, fed = false
-            var i = 0
-            while i < changeCount {
-                let change = changes[i]
-                i += 1
-                if change.offset > done {
-                    state.dsp.process(fed ? nil : input, output, offset: done, frames: change.offset - done, state: state)
-                    fed = true
-                    done = change.offset
+    private func renderCycle(input: Unmanaged<RenderBuffer>?, output: Unmanaged<RenderBuffer>, frames: Int, state: Unmanaged<State>) {
+        let dsp = state._withUnsafeGuaranteedRef { $0.dspRef }
+        if let input {
+            if bypassedThisCycle {
+                output.copy(from: input, frames: frames)
+            } else {
+                // Segments between the changes due in this cycle; the input goes in with the first.
+                var done = 0, fed = false
+                var i = 0
+                while i < changeCount {
+                    let change = changes[i]
+                    i += 1
+                    if change.offset > done {
+                        let (segmentInput, offset, count) = (fed ? nil : input, done, change.offset - done)
+                        dsp.process(segmentInput, output, offset: offset, frames: count, state: state)
+                        fed = true
+                        done = change.offset
+                    }
+                    dsp.apply(change.address, change.value, ramp: change.ramp)
                 }
-                state.dsp.apply(change.address, change.value, ramp: change.ramp)
+                if done < frames || !fed {
+                    let (segmentInput, offset, count) = (fed ? nil : input, done, frames - done)
+                    dsp.process(segmentInput, output, offset: offset, frames: count, state: state)
+                }
+                changeCount = 0
+                output.frames = frames
+                output.isSilent = false
             }
-            if done < frames || !fed {
-                state.dsp.process(fed ? nil : input, output, offset: done, frames: frames - done, state: state)
-            }
-            changeCount = 0
-            output.frames = frames
-            output.isSilent = false
+            consumed += Int64(input.frames)
+        } else {
+            applyAllChanges(dsp: dsp)
+            output.clear(frames: frames)
         }
-        if let input { consumed += Int64(input.frames) }
     }
 
     /// Render thread, for a host calling the unit's render block outside the engine (the unit's
@@ -268,18 +362,19 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         cycleStart = start
         cycleHostTime = hostTime
         cycleRate = state.sampleRate
-        beginCycle(frames: frames, dsp: state.dsp, events: events)
+        beginCycle(frames: frames, dsp: state.dspRef, events: events)
         let needed = bypassedThisCycle ? frames
-            : max(0, state.dsp.inputFrames(frames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
-        let wanted = min(needed, resources.input.capacity)
+            : larger(0, state.dsp.inputFrames(frames, changes: UnsafeBufferPointer(start: changes, count: changeCount)))
+        let wanted = smaller(needed, resources.input.capacity)
         resources.input.resetBufferList(frames: wanted)
         guard pull(wanted, consumed) else {
-            applyAllChanges(dsp: state.dsp)
+            applyAllChanges(dsp: state.dspRef)
             return false
         }
         resources.input.frames = wanted
         resources.input.isSilent = false
-        renderCycle(input: resources.input, output: resources.output, frames: frames, state: state)
+        renderCycle(input: .passUnretained(resources.input), output: .passUnretained(resources.output), frames: frames,
+                    state: .passUnretained(state))
         return true
     }
 
@@ -291,7 +386,7 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         let output: RenderBuffer
         init(state: State, maximumFrames: Int) {
             self.state = state
-            input = RenderBuffer(channelCount: state.channels, capacity: max(maximumFrames, state.dsp.maximumInputFrames(maximumFrames)))
+            input = RenderBuffer(channelCount: state.channels, capacity: larger(maximumFrames, state.dsp.maximumInputFrames(maximumFrames)))
             output = RenderBuffer(channelCount: state.channels, capacity: maximumFrames)
         }
     }
@@ -303,10 +398,11 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
         return StandaloneResources(state: state, maximumFrames: maximumFrames)
     }
 
-    private func applyAllChanges(dsp: TimeEffectDSP) {
+    private func applyAllChanges(dsp: TimeEffectKernel) {
         var i = 0
         while i < changeCount {
-            dsp.apply(changes[i].address, changes[i].value, ramp: changes[i].ramp)
+            let change = changes[i]
+            dsp.apply(change.address, change.value, ramp: change.ramp)
             i += 1
         }
         changeCount = 0
@@ -315,18 +411,22 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
     /// The cycle's events from the node's scheduler (in the engine), as Apple's render-event list.
     @inline(__always)
     private func collectEvents(frames: Int) -> UnsafePointer<AURenderEvent>? {
-        scheduler.collect(cycleStart: cycleStart, hostTime: cycleHostTime, sampleRate: cycleRate)
-        return scheduler.eventList(before: cycleStart + Int64(frames), cycleStart: cycleStart)
+        let (start, hostTime, rate) = (cycleStart, cycleHostTime, cycleRate)
+        return schedulerRef._withUnsafeGuaranteedRef { s -> UnsafePointer<AURenderEvent>? in
+            s.collect(cycleStart: start, hostTime: hostTime, sampleRate: rate)
+            return s.eventList(before: start + Int64(frames), cycleStart: start)
+        }
     }
 
     /// Start of a cycle (render thread): reset if asked, bypass transitions; parameter events due
     /// at the first frame are applied, those due later in the cycle go to `changes`.
-    private func beginCycle(frames: Int, dsp: TimeEffectDSP, events: UnsafePointer<AURenderEvent>?) {
-        if resetRequested.load(ordering: .relaxed), resetRequested.exchange(false, ordering: .acquiringAndReleasing) {
-            dsp.reset()
+    private func beginCycle(frames: Int, dsp: TimeEffectKernel, events: UnsafePointer<AURenderEvent>?) {
+        // (nested ifs, not `&&` or `,`: an autoclosure would capture self)
+        if resetRequested.load(ordering: .relaxed) {
+            if resetRequested.exchange(false, ordering: .acquiringAndReleasing) { dsp.reset() }
         }
         bypassedThisCycle = isBypassed
-        if wasBypassed && !bypassedThisCycle { dsp.reset() }   // the stream restarts
+        if wasBypassed { if !bypassedThisCycle { dsp.reset() } }   // the stream restarts
         wasBypassed = bypassedThisCycle
         changeCount = 0
         var event = events
@@ -336,7 +436,10 @@ class TimeEffectRenderer: NodeRenderer, AudioUnitRenderer {
             guard type == .parameter || type == .parameterRamp else { continue }
             let p = e.pointee.parameter
             let offset = Int(p.eventSampleTime - cycleStart)
-            if offset <= 0 || bypassedThisCycle || changeCount == changeCapacity || offset >= frames {
+            var now = offset <= 0 || offset >= frames
+            if bypassedThisCycle { now = true }
+            if changeCount == changeCapacity { now = true }
+            if now {
                 dsp.apply(p.parameterAddress, p.value, ramp: Int(p.rampDurationSampleFrames))
             } else {
                 changes[changeCount] = TimeEffectChange(offset: offset, address: p.parameterAddress, value: p.value,

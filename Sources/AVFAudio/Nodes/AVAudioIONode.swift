@@ -134,7 +134,12 @@ final class InputRenderer: NodeRenderer {
     /// the plan compiler before each plan is built).
     var maximumRequestFrames = 4096
     /// The engine's view of the device's captured frames (set by the plan compiler).
-    unowned(unsafe) var deviceInput: DeviceInputSlot?   // (the engine owns it and outlives its plans; no refcounting on the render thread)
+    /// (the engine owns it and outlives its plans; held unmanaged: no refcounting on the render thread)
+    var deviceInput: DeviceInputSlot? {
+        get { deviceInputRef?.takeUnretainedValue() }
+        set { deviceInputRef = newValue.map { .passUnretained($0) } }
+    }
+    fileprivate var deviceInputRef: Unmanaged<DeviceInputSlot>?
     private var rateConverter: MixerRateConverter?
 
     /// Control side; takes effect through the next plan (the plan compile happens after this).
@@ -143,6 +148,7 @@ final class InputRenderer: NodeRenderer {
     }
 
     final class State: RenderStep {
+        override var kind: StepKind { .input(.passUnretained(self)) }
         private let owner: Unmanaged<InputRenderer>
         let format: AVAudioFormat?
         let block: AVAudioIONodeInputBlock?
@@ -157,6 +163,10 @@ final class InputRenderer: NodeRenderer {
         /// Rate conversion to the output's rate: the converter and its block-rate input.
         let converter: MixerRateConverter?
         let staging: RenderBuffer?
+        /// For the render thread (kept alive by the fields above).
+        private let converterRef: Unmanaged<MixerRateConverter>?
+        private let stagingRef: Unmanaged<RenderBuffer>?
+        private let hasBlock: Bool
         init(renderer: InputRenderer, format: AVAudioFormat?, block: AVAudioIONodeInputBlock?, maximumRequest: Int,
              converter: MixerRateConverter?, stagingCapacity: Int) {
             owner = .passUnretained(renderer)
@@ -171,12 +181,110 @@ final class InputRenderer: NodeRenderer {
             destinationPointers = .allocate(capacity: max(1, channels))
             self.converter = converter
             let channels = self.channels
-            staging = converter.map { _ in RenderBuffer(channelCount: channels, capacity: max(1, stagingCapacity)) }
+            let staging = converter.map { _ in RenderBuffer(channelCount: channels, capacity: max(1, stagingCapacity)) }
+            self.staging = staging
+            stagingRef = staging.map { .passUnretained($0) }
+            converterRef = converter.map { .passUnretained($0) }
+            hasBlock = block != nil
             super.init(renderer: renderer)
         }
 
+        /// Render thread: one cycle. Proved free of locks, allocation and reference counting up
+        /// to the client's input block (`RenderPathProof.input`).
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { $0.render(&cycle, outputs: outputs, state: self) }
+            let output = outputs.unmanaged(0)
+            let frames = cycle.frames
+            let (outChannels, outCount) = (output.channels, output.channelCount)
+            guard hasBlock, let type = sampleType, channels == outCount else {
+                // Not manual rendering: the device's captured frames for this cycle, when it has input.
+                if let slot = owner._withUnsafeGuaranteedRef({ $0.deviceInputRef }) {
+                    let (pointers, slotChannels, slotOffset) = slot._withUnsafeGuaranteedRef { ($0.pointers, $0.channels, $0.offset) }
+                    if let captured = pointers, slotChannels == outCount {
+                        output.restoreChannels()
+                        var c = 0
+                        while c < slotChannels {
+                            copyFloats(outChannels[c], captured[c] + slotOffset, frames)
+                            c += 1
+                        }
+                        output.frames = frames
+                        output.isSilent = false
+                        return
+                    }
+                }
+                output.clear(frames: frames)
+                return
+            }
+            guard let converter = converterRef, let staging = stagingRef else {
+                if !pull(frames: frames, into: output, type: type) {
+                    output.clear(frames: frames)
+                    cycle.inputWasInsufficient = true
+                    return
+                }
+                output.frames = frames
+                output.isSilent = false
+                return
+            }
+            // Feed the converter every cycle (silence when the block had nothing) so its stream stays continuous.
+            let needed = min(staging.capacity, converter._withUnsafeGuaranteedRef { $0.inputFramesNeeded(forOutputFrames: frames) })
+            let ok = pull(frames: needed, into: staging, type: type)
+            if !ok { staging.clear(frames: needed) }
+            staging.frames = needed
+            let converted = converter.convert(staging, producing: frames)
+            output.restoreChannels()
+            var c = 0
+            while c < outCount {
+                copyFloats(outChannels[c], converted[c], frames)
+                c += 1
+            }
+            output.frames = frames
+            output.isSilent = false
+            if !ok {
+                output.clear(frames: frames)
+                cycle.inputWasInsufficient = true
+            }
+        }
+
+        /// Fills `frames` frames of `destination` from the block, in requests of at most the maximum.
+        /// Returns false when an answer cannot be used.
+        @inline(__always)
+        private func pull(frames: Int, into destination: Unmanaged<RenderBuffer>, type: ProcessingSampleType) -> Bool {
+            destination.restoreChannels()
+            let destinationChannels = destination.channels
+            var offset = 0
+            while offset < frames {
+                let request = min(maximumRequest, frames - offset)
+                guard pullOnce(frames: request, into: destinationChannels, at: offset, type: type) else { return false }
+                offset += request
+            }
+            return true
+        }
+
+        /// Calls the block for `frames` frames and converts its answer into `destination` at `offset`.
+        @inline(__always)
+        private func pullOnce(frames: Int, into destination: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, at offset: Int,
+                              type: ProcessingSampleType) -> Bool {
+            guard let list = ClientCall.input(.passUnretained(self), AVAudioFrameCount(frames)) else { return false }
+            let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: list))
+            guard abl.count == bufferCount else { return false }
+            let bytes = frames * bytesPerFrame
+            var b = 0
+            while b < bufferCount {
+                guard let data = abl[b].mData, Int(abl[b].mDataByteSize) >= bytes else { return false }
+                sourcePointers[b] = data
+                b += 1
+            }
+            let interleaved = bufferCount == 1 ? channels > 1 : false   // (not `&&`: its autoclosure captures self)
+            let source: ProcessingBufferPointer = interleaved
+                ? .interleaved(sourcePointers[0], channelCount: channels, sampleType: type)
+                : .deinterleaved(UnsafeBufferPointer(start: sourcePointers, count: channels), sampleType: type)
+            var c = 0
+            while c < channels {
+                destinationPointers[c] = UnsafeMutableRawPointer(destination[c] + offset)
+                c += 1
+            }
+            KernelCall.convert(frameCount: frames, from: source,
+                               to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(destinationPointers), count: channels), sampleType: .float32))
+            return true
         }
         deinit {
             sourcePointers.deallocate()
@@ -198,99 +306,6 @@ final class InputRenderer: NodeRenderer {
         rateConverter = converter
         return State(renderer: self, format: source?.format, block: source?.block, maximumRequest: maximumRequestFrames, converter: converter,
                      stagingCapacity: converter?.maximumInputFrames(forOutputFrames: maximumFrames) ?? 0)
-    }
-
-    /// Render thread: one cycle.
-    func render(_ cycle: inout RenderCycle, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
-        let output = outputs[0]
-        let frames = cycle.frames
-        guard let block = state.block, let type = state.sampleType,
-              state.channels == output.channelCount else {
-            // Not manual rendering: the device's captured frames for this cycle, when it has input.
-            if let slot = deviceInput, let captured = slot.pointers, slot.channels == output.channelCount {
-                output.restoreChannels()
-                var c = 0
-                while c < slot.channels {
-                    output.channels[c].update(from: captured[c] + slot.offset, count: frames)
-                    c += 1
-                }
-                output.frames = frames
-                output.isSilent = false
-                return
-            }
-            output.clear(frames: frames)
-            return
-        }
-        guard let converter = state.converter, let staging = state.staging else {
-            if !pull(block, frames: frames, into: output, state: state, type: type) {
-                output.clear(frames: frames)
-                cycle.inputWasInsufficient = true
-                return
-            }
-            output.frames = frames
-            output.isSilent = false
-            return
-        }
-        // Feed the converter every cycle (silence when the block had nothing) so its stream stays continuous.
-        let needed = min(staging.capacity, converter.inputFramesNeeded(forOutputFrames: frames))
-        let ok = pull(block, frames: needed, into: staging, state: state, type: type)
-        if !ok { staging.clear(frames: needed) }
-        staging.frames = needed
-        let converted = converter.convert(staging, producing: frames)
-        output.restoreChannels()
-        var c = 0
-        while c < output.channelCount {
-            output.channels[c].update(from: converted[c], count: frames)
-            c += 1
-        }
-        output.frames = frames
-        output.isSilent = false
-        if !ok {
-            output.clear(frames: frames)
-            cycle.inputWasInsufficient = true
-        }
-    }
-
-    /// Fills `frames` frames of `destination` from the block, in requests of at most the maximum.
-    /// Returns false when an answer cannot be used.
-    @inline(__always)
-    private func pull(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, state: State,
-                      type: ProcessingSampleType) -> Bool {
-        destination.restoreChannels()
-        var offset = 0
-        while offset < frames {
-            let request = min(state.maximumRequest, frames - offset)
-            guard pullOnce(block, frames: request, into: destination, at: offset, state: state, type: type) else { return false }
-            offset += request
-        }
-        return true
-    }
-
-    /// Calls the block for `frames` frames and converts its answer into `destination` at `offset`.
-    @inline(__always)
-    private func pullOnce(_ block: AVAudioIONodeInputBlock, frames: Int, into destination: RenderBuffer, at offset: Int,
-                          state: State, type: ProcessingSampleType) -> Bool {
-        guard let list = ClientCall.input(block, AVAudioFrameCount(frames)) else { return false }
-        let abl = UnsafeMutableAudioBufferListPointer(UnsafeMutablePointer(mutating: list))
-        guard abl.count == state.bufferCount else { return false }
-        let bytes = frames * state.bytesPerFrame
-        var b = 0
-        while b < state.bufferCount {
-            guard let data = abl[b].mData, Int(abl[b].mDataByteSize) >= bytes else { return false }
-            state.sourcePointers[b] = data
-            b += 1
-        }
-        let source: ProcessingBufferPointer = state.bufferCount == 1 && state.channels > 1
-            ? .interleaved(state.sourcePointers[0], channelCount: state.channels, sampleType: type)
-            : .deinterleaved(UnsafeBufferPointer(start: state.sourcePointers, count: state.channels), sampleType: type)
-        var c = 0
-        while c < state.channels {
-            state.destinationPointers[c] = UnsafeMutableRawPointer(destination.channels[c] + offset)
-            c += 1
-        }
-        SampleConversion.convert(frameCount: frames, from: source,
-                                 to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.destinationPointers), count: state.channels), sampleType: .float32))
-        return true
     }
 
     override func resetState() {

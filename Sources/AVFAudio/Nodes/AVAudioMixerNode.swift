@@ -244,11 +244,14 @@ final class MixerRenderer: NodeRenderer {
         /// Scratch for the matrix route (output channels × maximum frames).
         let scratch: PlanarScratch?
         let rateConverter: MixerRateConverter?
+        /// The matrix route's matrix in raw memory, for the render thread.
+        let matrixKernel: ChannelMatrixKernel?
         init(control: MixerInputControl, route: Route, scratch: PlanarScratch?, rateConverter: MixerRateConverter?) {
             self.control = control
             self.route = route
             self.scratch = scratch
             self.rateConverter = rateConverter
+            if case .matrix(let matrix) = route { matrixKernel = ChannelMatrixKernel(matrix) } else { matrixKernel = nil }
         }
     }
 
@@ -259,10 +262,14 @@ final class MixerRenderer: NodeRenderer {
         var route: UInt8
         var control: Unmanaged<MixerInputControl>?
         var converter: Unmanaged<MixerRateConverter>?
+        /// The matrix route: its kernel and scratch (output channels × maximum frames).
+        var matrix: Unmanaged<ChannelMatrixKernel>?
+        var scratch: UnsafeMutablePointer<UnsafeMutablePointer<Float>>?
     }
 
     /// The mixer's part of one plan (see the design note in NodeRenderer.swift).
     final class State: RenderStep {
+        override var kind: StepKind { .mixer(.passUnretained(self)) }
         private let owner: Unmanaged<MixerRenderer>
         let inputs: [InputState?]
         let outputChannels: Int
@@ -291,7 +298,9 @@ final class MixerRenderer: NodeRenderer {
                 case .matrix?: route = 3
                 }
                 (slots + bus).initialize(to: Slot(route: route, control: input.map { .passUnretained($0.control) },
-                                                  converter: input?.rateConverter.map { .passUnretained($0) }))
+                                                  converter: input?.rateConverter.map { .passUnretained($0) },
+                                                  matrix: input?.matrixKernel.map { .passUnretained($0) },
+                                                  scratch: input?.scratch?.channels))
             }
             pending = .allocate(capacity: max(1, inputs.count))
             super.init(renderer: renderer)
@@ -304,7 +313,7 @@ final class MixerRenderer: NodeRenderer {
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
             // (everything passed unmanaged: a closure capturing a reference retains it)
             let me = Unmanaged.passUnretained(self)
-            let output = Unmanaged.passUnretained(outputs[0])
+            let output = outputs.unmanaged(0)
             owner._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, output: output, state: me) }
         }
 
@@ -447,7 +456,7 @@ final class MixerRenderer: NodeRenderer {
                 pending[pendingCount] = StereoMixInput(left: source[0], right: source[1], gainLeft: l.target, gainRight: r.target)
                 pendingCount += 1
             default:
-                mixThroughMatrix(state, bus: bus - 1, source: source, into: out, frames: frames,
+                mixThroughMatrix(slot, outputChannels: outputChannels, source: source, into: out, frames: frames,
                                  volume: v.target, left: l.target, right: r.target,
                                  ramps: settled ? nil : (l, r, v))
             }
@@ -476,45 +485,48 @@ final class MixerRenderer: NodeRenderer {
         output._withUnsafeGuaranteedRef { $0.isSilent = silent }
     }
 
-    /// An input at another rate, through its streaming resampler. Not proved by the compiler's
-    /// real-time check (`no_performance_analysis`): the resampler is a graph of objects whose
-    /// render path still reaches some by strong reference; allocation-free by the allocation tests.
-    @_semantics("no_performance_analysis") @inline(never)
+    /// An input at another rate, through its streaming resampler (proved with the mixer; the
+    /// resampler itself by its own module's proof, see KernelCall.swift).
+    @inline(__always)
     private func convertInput(_ converter: Unmanaged<MixerRateConverter>, _ input: Unmanaged<RenderBuffer>,
                                      frames: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
-        input._withUnsafeGuaranteedRef { i in converter._withUnsafeGuaranteedRef { $0.convert(i, producing: frames) } }
+        converter.convert(input, producing: frames)
     }
 
-    /// Other layouts: the input goes through its channel matrix into scratch, then into the output.
-    /// Not proved by the compiler's real-time check (`no_performance_analysis`): the channel
-    /// matrix's rows are Swift arrays; allocation-free by the allocation tests.
-    @_semantics("no_performance_analysis") @inline(never)
-    private func mixThroughMatrix(_ unmanagedState: Unmanaged<State>, bus: Int, source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
-                                         into out: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, frames: Int,
-                                         volume: Float, left: Float, right: Float, ramps: (GainRamp, GainRamp, GainRamp)?) {
-        let state = unmanagedState.takeUnretainedValue()
-        guard let st = state.inputs[bus], case .matrix(let matrix) = st.route, let scratch = st.scratch else { return }
-        matrix.apply(frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch.channels))
+    /// Other layouts: the input goes through its channel matrix into scratch, then into the output
+    /// (proved with the mixer; the matrix kernel by AudioKernels' own proof, see KernelCall.swift).
+    @inline(__always)
+    private func mixThroughMatrix(_ slot: Slot, outputChannels: Int, source: UnsafeMutablePointer<UnsafeMutablePointer<Float>>,
+                                  into out: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, frames: Int,
+                                  volume: Float, left: Float, right: Float, ramps: (GainRamp, GainRamp, GainRamp)?) {
+        guard let matrix = slot.matrix, let scratch = slot.scratch else { return }
+        KernelCall.apply(matrix, frames: frames, input: UnsafePointer(source), output: UnsafePointer(scratch))
         if let (l, r, v) = ramps {
-            for c in 0..<state.outputChannels {
-                let ramp = state.outputChannels == 2 ? (c == 0 ? l : r) : v
-                let dst = out[c], src = scratch.channels[c]
-                for i in 0..<frames { dst[i] += src[i] * ramp.gain(at: i) }
+            var c = 0
+            while c < outputChannels {
+                let ramp = outputChannels == 2 ? (c == 0 ? l : r) : v
+                let dst = out[c], src = scratch[c]
+                var i = 0
+                while i < frames { dst[i] += src[i] * ramp.gain(at: i); i += 1 }
+                c += 1
             }
             return
         }
-        for c in 0..<state.outputChannels {
-            let g = state.outputChannels == 2 ? (c == 0 ? left : right) : volume
-            accumulate(out[c], scratch.channels[c], g, frames)
+        var c = 0
+        while c < outputChannels {
+            let g = outputChannels == 2 ? (c == 0 ? left : right) : volume
+            accumulate(out[c], scratch[c], g, frames)
+            c += 1
         }
     }
 
     @inline(__always)
     private func accumulate(_ dst: UnsafeMutablePointer<Float>, _ src: UnsafeMutablePointer<Float>, _ gain: Float, _ frames: Int) {
+        var i = 0
         if gain == 1 {
-            for i in 0..<frames { dst[i] += src[i] }
+            while i < frames { dst[i] += src[i]; i += 1 }
         } else {
-            for i in 0..<frames { dst[i] += src[i] * gain }
+            while i < frames { dst[i] += src[i] * gain; i += 1 }
         }
     }
 

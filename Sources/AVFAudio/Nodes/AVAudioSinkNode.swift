@@ -17,15 +17,13 @@ final class SinkRenderer: NodeRenderer {
     let block: AVAudioSinkNodeReceiverBlock
     init(block: @escaping AVAudioSinkNodeReceiverBlock) { self.block = block }
 
+    override func statelessKind(step: RenderStep) -> StepKind { .sink(.passUnretained(self)) }
+
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-        guard let input = inputs[0] else { return }
+        guard let input = inputs.unmanaged(0) else { return }
         input.resetBufferList(frames: cycle.frames)
-        var stamp = AudioTimeStamp()
-        stamp.mSampleTime = Double(cycle.sampleTime)
-        stamp.mHostTime = cycle.hostTime
-        stamp.mRateScalar = 1
-        stamp.mFlags = AVAudioTime.renderStampFlags
-        _ = ClientCall.sink(block, &stamp, AVAudioFrameCount(cycle.frames), input.bufferList.unsafePointer)
+        var stamp = AudioTimeStamp.renderStamp(sampleTime: cycle.sampleTime, hostTime: cycle.hostTime)
+        _ = ClientCall.sink(.passUnretained(self), &stamp, AVAudioFrameCount(cycle.frames), UnsafePointer(input.bufferList.unsafeMutablePointer))
         input.resetBufferList(frames: cycle.frames)
     }
 }

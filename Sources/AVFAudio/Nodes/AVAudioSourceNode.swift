@@ -76,6 +76,7 @@ final class SourceRenderer: NodeRenderer {
 
     /// What a plan needs to run the block in another format than the output's.
     final class State: RenderStep {
+        override var kind: StepKind { .source(.passUnretained(self)) }
         private let owner: Unmanaged<SourceRenderer>
         let sampleType: ProcessingSampleType
         let channels: Int
@@ -92,6 +93,9 @@ final class SourceRenderer: NodeRenderer {
         /// Float32 planar staging for the rate converter (nil when the rates match).
         let staging: RenderBuffer?
         let converter: MixerRateConverter?
+        /// `staging` and `converter` for the render thread (kept alive by the fields above).
+        private let stagingRef: Unmanaged<RenderBuffer>?
+        private let converterRef: Unmanaged<MixerRateConverter>?
 
         init(renderer: SourceRenderer, format: AVAudioFormat, capacity: Int, converter: MixerRateConverter?) {
             owner = .passUnretained(renderer)
@@ -115,12 +119,80 @@ final class SourceRenderer: NodeRenderer {
                 readPointers[b] = ownData[b]
             }
             self.converter = converter
-            staging = converter.map { _ in RenderBuffer(channelCount: Int(format.channelCount), capacity: capacity) }
+            let staging = converter.map { _ in RenderBuffer(channelCount: Int(format.channelCount), capacity: capacity) }
+            self.staging = staging
+            stagingRef = staging.map { .passUnretained($0) }
+            converterRef = converter.map { .passUnretained($0) }
             super.init(renderer: renderer)
         }
 
+        /// Render thread, the block in another format than the output's. Proved free of locks,
+        /// allocation and reference counting up to the client's block (`RenderPathProof.source`).
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-            owner._withUnsafeGuaranteedRef { $0.render(&cycle, outputs: outputs, state: self) }
+            let output = outputs.unmanaged(0)
+            let frames = cycle.frames
+            output.restoreChannels()
+            let maximumRequest = owner._withUnsafeGuaranteedRef { $0.maximumRequestFrames }
+            var blockFrames = frames, start = cycle.sampleTime
+            if let converter = converterRef {
+                let (needed, time) = converter._withUnsafeGuaranteedRef { ($0.inputFramesNeeded(forOutputFrames: frames), $0.inputSampleTime) }
+                blockFrames = min(capacity, needed)
+                start = time
+            }
+            // The block's frames land in the converter's staging buffer, or straight in the output.
+            let destination = stagingRef ?? output
+            destination.restoreChannels()
+            let (destinationChannels, destinationCount) = (destination.channels, destination.channelCount)
+            var failed = false
+            var silent = true
+            var offset = 0
+            while offset < blockFrames {
+                let n = min(min(maximumRequest, capacity), blockFrames - offset)   // (not the variadic min: it builds an array)
+                resetList(frames: n)
+                var isSilence = ObjCBool(false)
+                var stamp = AudioTimeStamp.renderStamp(sampleTime: start + Int64(offset), hostTime: cycle.hostTime)
+                guard ClientCall.source(owner, &isSilence, &stamp, AVAudioFrameCount(n), list.unsafeMutablePointer) == noErr else {
+                    failed = true
+                    break
+                }
+                if !isSilence.boolValue { silent = false }
+                // The block may point mData at its own memory: read from wherever it left the samples.
+                var b = 0
+                while b < bufferCount {
+                    if let data = list[b].mData { readPointers[b] = data } else { readPointers[b] = ownData[b] }   // (`??` autoclosure captures self)
+                    b += 1
+                }
+                let source: ProcessingBufferPointer = interleaved
+                    ? .interleaved(readPointers[0], channelCount: channels, sampleType: sampleType)
+                    : .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(readPointers), count: channels), sampleType: sampleType)
+                var c = 0
+                while c < channels {
+                    destinationPointers[c] = UnsafeMutableRawPointer(destinationChannels[min(c, destinationCount - 1)] + offset)
+                    c += 1
+                }
+                KernelCall.convert(frameCount: n, from: source,
+                                   to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(destinationPointers), count: channels),
+                                                      sampleType: .float32))
+                offset += n
+            }
+            if let converter = converterRef, let staging = stagingRef {
+                // Always feed the converter (its stream must stay continuous), silence on failure.
+                if failed { staging.clear(frames: blockFrames) }
+                staging.frames = blockFrames
+                let converted = converter.convert(staging, producing: frames)
+                let (outChannels, outCount) = (output.channels, output.channelCount)
+                var c = 0
+                while c < outCount {
+                    copyFloats(outChannels[c], converted[min(c, channels - 1)], frames)
+                    c += 1
+                }
+            }
+            output.frames = frames
+            if failed {
+                output.clear(frames: frames)
+            } else {
+                output.isSilent = silent
+            }
         }
 
         deinit {
@@ -164,90 +236,22 @@ final class SourceRenderer: NodeRenderer {
         return State(renderer: self, format: format, capacity: capacity, converter: converter)
     }
 
+    override func statelessKind(step: RenderStep) -> StepKind { .sourceInPlace(.passUnretained(self)) }
+
     /// Render thread, the block in the output's own format (no per-plan state).
     override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
-        let frames = cycle.frames
-        Unmanaged.passUnretained(outputs[0])._withUnsafeGuaranteedRef { output in
-            output.restoreChannels()
-            renderInPlace(output, frames: frames, cycle: cycle)
-        }
-    }
-
-    /// Render thread, the block in another format than the output's.
-    func render(_ cycle: inout RenderCycle, outputs: UnsafeBufferPointer<RenderBuffer>, state: State) {
-        let output = outputs[0]
-        let frames = cycle.frames
+        let output = outputs.unmanaged(0)
         output.restoreChannels()
-        let blockFrames = state.converter.map { min(state.capacity, $0.inputFramesNeeded(forOutputFrames: frames)) } ?? frames
-        let start = state.converter?.inputSampleTime ?? cycle.sampleTime
-        // The block's frames land in the converter's staging buffer, or straight in the output.
-        let destination = state.staging ?? output
-        destination.restoreChannels()
-        var failed = false
-        var silent = true
-        var offset = 0
-        while offset < blockFrames {
-            let n = min(maximumRequestFrames, state.capacity, blockFrames - offset)
-            state.resetList(frames: n)
-            var isSilence = ObjCBool(false)
-            var stamp = Self.stamp(sampleTime: start + Int64(offset), hostTime: cycle.hostTime)
-            guard ClientCall.source(block, &isSilence, &stamp, AVAudioFrameCount(n), state.list.unsafeMutablePointer) == noErr else {
-                failed = true
-                break
-            }
-            silent = silent && isSilence.boolValue
-            // The block may point mData at its own memory: read from wherever it left the samples.
-            var b = 0
-            while b < state.bufferCount {
-                state.readPointers[b] = state.list[b].mData ?? state.ownData[b]
-                b += 1
-            }
-            let source: ProcessingBufferPointer = state.interleaved
-                ? .interleaved(state.readPointers[0], channelCount: state.channels, sampleType: state.sampleType)
-                : .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.readPointers), count: state.channels), sampleType: state.sampleType)
-            var c = 0
-            while c < state.channels {
-                state.destinationPointers[c] = UnsafeMutableRawPointer(destination.channels[min(c, destination.channelCount - 1)] + offset)
-                c += 1
-            }
-            SampleConversion.convert(frameCount: n, from: source,
-                                     to: .deinterleaved(UnsafeBufferPointer(start: UnsafePointer(state.destinationPointers), count: state.channels),
-                                                        sampleType: .float32))
-            offset += n
-        }
-        if let converter = state.converter, let staging = state.staging {
-            // Always feed the converter (its stream must stay continuous), silence on failure.
-            if failed { staging.clear(frames: blockFrames) }
-            staging.frames = blockFrames
-            let converted = converter.convert(staging, producing: frames)
-            var c = 0
-            while c < output.channelCount {
-                output.channels[c].update(from: converted[min(c, state.channels - 1)], count: frames)
-                c += 1
-            }
-        }
-        output.frames = frames
-        if failed {
-            output.clear(frames: frames)
-        } else {
-            output.isSilent = silent
-        }
+        renderInPlace(output, frames: cycle.frames, cycle: cycle)
     }
 
-    @inline(__always)
-    private static func stamp(sampleTime: Int64, hostTime: UInt64) -> AudioTimeStamp {
-        var stamp = AudioTimeStamp()
-        stamp.mSampleTime = Double(sampleTime)
-        stamp.mHostTime = hostTime
-        stamp.mRateScalar = 1
-        stamp.mFlags = AVAudioTime.renderStampFlags
-        return stamp
-    }
 
     /// The engine's own format: the block writes into the output buffer's AudioBufferList, a
     /// request of at most `maximumRequestFrames` at a time.
     @inline(__always)
-    private func renderInPlace(_ output: RenderBuffer, frames: Int, cycle: RenderCycle) {
+    private func renderInPlace(_ output: Unmanaged<RenderBuffer>, frames: Int, cycle: RenderCycle) {
+        let (channels, channelCount, bufferList) = (output.channels, output.channelCount, output.bufferList)
+        let me = Unmanaged.passUnretained(self)
         var failed = false
         var silent = true
         var offset = 0
@@ -255,23 +259,23 @@ final class SourceRenderer: NodeRenderer {
             let n = min(maximumRequestFrames, frames - offset)
             let bytes = UInt32(n * MemoryLayout<Float>.size)
             var c = 0
-            while c < output.channelCount {
-                output.bufferList[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: bytes, mData: UnsafeMutableRawPointer(output.channels[c] + offset))
+            while c < channelCount {
+                bufferList[c] = AudioBuffer(mNumberChannels: 1, mDataByteSize: bytes, mData: UnsafeMutableRawPointer(channels[c] + offset))
                 c += 1
             }
             var isSilence = ObjCBool(false)
-            var stamp = Self.stamp(sampleTime: cycle.sampleTime + Int64(offset), hostTime: cycle.hostTime)
-            guard ClientCall.source(block, &isSilence, &stamp, AVAudioFrameCount(n), output.bufferList.unsafeMutablePointer) == noErr else {
+            var stamp = AudioTimeStamp.renderStamp(sampleTime: cycle.sampleTime + Int64(offset), hostTime: cycle.hostTime)
+            guard ClientCall.source(me, &isSilence, &stamp, AVAudioFrameCount(n), bufferList.unsafeMutablePointer) == noErr else {
                 failed = true
                 break
             }
-            silent = silent && isSilence.boolValue
+            if !isSilence.boolValue { silent = false }
             // A block may point mData at its own memory: copy it into ours.
             c = 0
-            while c < output.channelCount {
-                let own = UnsafeMutableRawPointer(output.channels[c] + offset)
-                if let data = output.bufferList[c].mData, data != own {
-                    (output.channels[c] + offset).update(from: data.assumingMemoryBound(to: Float.self), count: n)
+            while c < channelCount {
+                let own = UnsafeMutableRawPointer(channels[c] + offset)
+                if let data = bufferList[c].mData, data != own {
+                    copyFloats(channels[c] + offset, data.assumingMemoryBound(to: Float.self), n)
                 }
                 c += 1
             }
@@ -288,5 +292,18 @@ final class SourceRenderer: NodeRenderer {
 
     override func resetState() {
         rateConverter?.reset()
+    }
+}
+
+extension AudioTimeStamp {
+    /// A render cycle's time stamp: sample, host and rate-scalar valid.
+    @inline(__always)
+    static func renderStamp(sampleTime: Int64, hostTime: UInt64) -> AudioTimeStamp {
+        var stamp = AudioTimeStamp()
+        stamp.mSampleTime = Double(sampleTime)
+        stamp.mHostTime = hostTime
+        stamp.mRateScalar = 1
+        stamp.mFlags = .renderCycle
+        return stamp
     }
 }

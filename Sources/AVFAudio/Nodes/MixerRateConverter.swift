@@ -13,7 +13,11 @@ final class MixerRateConverter {
     let outputRate: Double
     let channels: Int
     private let converter: SampleRateConverter
+    /// The converter for the render thread (`converter` keeps it alive).
+    private let converterRef: Unmanaged<SampleRateConverter>
     private let output: PlanarScratch
+    /// `output`'s channel pointers (read once: loading `output` on the render thread would retain it).
+    private let outputChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private let maximumOutputFrames: Int
     private let inputPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     /// Input frames consumed so far (the input domain's sample time).
@@ -25,7 +29,9 @@ final class MixerRateConverter {
         self.channels = channels
         self.maximumOutputFrames = maximumOutputFrames
         converter = SampleRateConverter(inputRate: inputRate, outputRate: outputRate, channels: channels, quality: .high)
+        converterRef = .passUnretained(converter)
         output = PlanarScratch(channels: channels, frames: maximumOutputFrames)
+        outputChannels = output.channels
         inputPointers = .allocate(capacity: max(1, channels))
     }
 
@@ -36,7 +42,7 @@ final class MixerRateConverter {
     }
 
     func inputFramesNeeded(forOutputFrames frames: Int) -> Int {
-        converter.inputFramesNeeded(forOutputFrames: frames)
+        KernelCall.inputFramesNeeded(converterRef, forOutputFrames: frames)
     }
 
     /// Upper bound of `inputFramesNeeded` for buffer sizing: the frames at the ratio, plus the
@@ -47,28 +53,41 @@ final class MixerRateConverter {
     }
 
     /// Converts `input.frames` frames into `frames` output frames; returns the output channels.
-    func convert(_ input: RenderBuffer, producing frames: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
-        for c in 0..<channels { inputPointers[c] = UnsafePointer(input.channels[min(c, input.channelCount - 1)]) }
-        let inputs = UnsafeBufferPointer(start: inputPointers, count: channels)
-        let outputs = UnsafeBufferPointer(start: output.channels, count: channels)
+    /// Render thread (proved: `RenderPathProof.converter`).
+    @inline(__always)
+    func convert(_ input: Unmanaged<RenderBuffer>, producing frames: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+        let (inputChannels, inputCount, inputFrames) = input._withUnsafeGuaranteedRef { ($0.channels, $0.channelCount, $0.frames) }
+        var c = 0
+        while c < channels { inputPointers[c] = UnsafePointer(inputChannels[min(c, inputCount - 1)]); c += 1 }
+        let inputs = UnsafeBufferPointer(start: UnsafePointer(inputPointers), count: channels)
+        let outputs = UnsafeBufferPointer(start: UnsafePointer(outputChannels), count: channels)
         var consumed = 0, produced = 0
         while produced < frames {
-            let r = converter.process(input: inputs, offset: consumed, inputFrames: input.frames - consumed,
-                                      output: outputs, offset: produced, outputCapacity: frames - produced)
+            let r = KernelCall.process(converterRef, input: inputs, offset: consumed, inputFrames: inputFrames - consumed,
+                                       output: outputs, offset: produced, outputCapacity: frames - produced)
             consumed += r.consumed
             produced += r.produced
             if r.consumed == 0 && r.produced == 0 { break }
         }
         // The plan rendered exactly what the converter asked for; anything short is silence.
         if produced < frames {
-            for c in 0..<channels { (output.channels[c] + produced).update(repeating: 0, count: frames - produced) }
+            c = 0
+            while c < channels { (outputChannels[c] + produced).update(repeating: 0, count: frames - produced); c += 1 }
         }
         inputSampleTime += Int64(consumed)
-        return output.channels
+        return outputChannels
     }
 
     func reset() {
         converter.reset()
         inputSampleTime = 0
+    }
+}
+
+extension Unmanaged where Instance == MixerRateConverter {
+    /// Render thread: `MixerRateConverter.convert` without a retain.
+    @inline(__always)
+    func convert(_ input: Unmanaged<RenderBuffer>, producing frames: Int) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+        _withUnsafeGuaranteedRef { $0.convert(input, producing: frames) }
     }
 }

@@ -37,8 +37,12 @@ final class ScheduledItem: PendingCompletion {
         case .file(let f): length = f.outputLength
         }
         super.init { handler?(callbackType) }
-        if case .buffer(let b) = content, b.format.commonFormat == .pcmFormatFloat32, !b.format.isInterleaved || b.format.channelCount == 1 {
-            floatChannels = b.floatChannelData
+        if case .buffer(let b) = content {
+            if b.format.commonFormat == .pcmFormatFloat32, !b.format.isInterleaved || b.format.channelCount == 1 {
+                floatChannels = b.floatChannelData
+            } else {
+                convertSource = b.processingBufferPointer
+            }
         }
     }
 
@@ -50,11 +54,15 @@ final class ScheduledItem: PendingCompletion {
 
     /// Float32 deinterleaved buffers: the channel pointers, cached on the control side.
     var floatChannels: UnsafePointer<UnsafeMutablePointer<Float>>? = nil
+    /// Buffers in other sample formats or interleaved: their samples, cached on the control side
+    /// (the item keeps the buffer alive), converted on the render thread through KernelCall.
+    var convertSource: ProcessingBufferPointer? = nil
 
-    /// Other sample formats (converted) and file segments (decoded from a ring the render thread
-    /// tops up from the file in offline rendering, a prefetch thread in real time). Not proved by
-    /// the compiler's real-time check (`no_performance_analysis`): reading a file offline may
-    /// block by design, and the content's class payloads are reference counted here.
+    /// File segments (decoded from a ring the render thread tops up from the file in offline
+    /// rendering, a prefetch thread in real time), and — only if a buffer item's samples could not
+    /// be cached — other sample formats. Not proved by the compiler's real-time check
+    /// (`no_performance_analysis`): reading a file offline may block by design, and the content's
+    /// class payloads are reference counted here.
     @_semantics("no_performance_analysis") @inline(never)
     func copyConverted(into unmanagedOutput: Unmanaged<RenderBuffer>, at offset: Int, frames: Int, offline: Bool) {
         let output = unmanagedOutput.takeUnretainedValue()
@@ -278,6 +286,7 @@ final class PlayerRenderer: NodeRenderer {
 
     /// The player's part of one plan (see the design note in NodeRenderer.swift).
     final class State: RenderStep {
+        override var kind: StepKind { .player(.passUnretained(self)) }
         private let owner: Unmanaged<PlayerRenderer>
         let latencyFrames: Int64
         init(renderer: PlayerRenderer, latencyFrames: Int64) {
@@ -287,7 +296,7 @@ final class PlayerRenderer: NodeRenderer {
         }
         override func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
             let latency = latencyFrames
-            let output = Unmanaged.passUnretained(outputs[0])
+            let output = outputs.unmanaged(0)
             owner._withUnsafeGuaranteedRef { $0.render(&cycle, output: output, latencyFrames: latency) }
         }
     }
@@ -298,7 +307,7 @@ final class PlayerRenderer: NodeRenderer {
     }
 
     /// Render thread: one cycle. Proved free of locks, allocation and reference counting
-    /// (`RenderPathProof.player`), except `ScheduledItem.copyConverted`.
+    /// (`RenderPathProof.player`), except `ScheduledItem.copyConverted` (file segments).
     @inline(__always)
     func render(_ cycle: inout RenderCycle, output: Unmanaged<RenderBuffer>, latencyFrames: Int64) {
         // Commands: completions they cause go to the event queue.
@@ -410,6 +419,11 @@ final class PlayerRenderer: NodeRenderer {
                             UnsafeMutableRawPointer(channels[c] + at).copyMemory(from: src[c] + from, byteCount: n * MemoryLayout<Float>.size)
                             c += 1
                         }
+                    } else if let source = item.convertSource {
+                        let raw = UnsafeRawPointer(channels).assumingMemoryBound(to: UnsafeMutableRawPointer.self)
+                        KernelCall.convert(frameCount: n, from: source, atFrame: item.position,
+                                           to: .deinterleaved(UnsafeBufferPointer(start: raw, count: channelCount), sampleType: .float32),
+                                           atFrame: offset)
                     } else {
                         item.copyConverted(into: output, at: offset, frames: n, offline: offline)
                     }

@@ -107,8 +107,19 @@ open class AVAudioTime: NSObject, @unchecked Sendable {
 }
 
 extension AVAudioTime {
-    /// Sample, host and rate-scalar valid: the flags of render-cycle time stamps. A constant built
-    /// once, because an option-set literal builds an array (an allocation in debug builds).
-    static let renderStampFlags = AudioTimeStampFlags(rawValue: AudioTimeStampFlags.sampleTimeValid.rawValue
-        | AudioTimeStampFlags.hostTimeValid.rawValue | AudioTimeStampFlags.rateScalarValid.rawValue)
+    /// Sample, host and rate-scalar valid: the flags of render-cycle time stamps. Built from raw
+    /// values, because an option-set literal builds an array (an allocation in debug builds); a
+    /// computed property, because a static `let` is initialised lazily behind a once-lock.
+    @inline(__always)
+    static var renderStampFlags: AudioTimeStampFlags { .renderCycle }
+}
+
+extension AudioTimeStampFlags {
+    /// `AVAudioTime.renderStampFlags`, reachable from the render thread (a static member of a
+    /// class goes through its metadata, which the real-time check rejects).
+    @inline(__always)
+    static var renderCycle: AudioTimeStampFlags {
+        AudioTimeStampFlags(rawValue: AudioTimeStampFlags.sampleTimeValid.rawValue
+            | AudioTimeStampFlags.hostTimeValid.rawValue | AudioTimeStampFlags.rateScalarValid.rawValue)
+    }
 }

@@ -8,7 +8,7 @@ enum TimeStretchRealTimeSafety {
     @_noLocks
     static func render(_ s: TimeStretcher, _ input: UnsafePointer<UnsafePointer<Float>>,
                        _ output: UnsafePointer<UnsafeMutablePointer<Float>>, _ n: Int) -> Int {
-        let need = s.inputFramesNeeded(forOutputFrames: n)
+        let need = s.inputFramesNeeded(forOutputFrames: n) + s.inputFramesNeeded(forOutputFrames: n, margin: n)
         return need + s.process(input: input, inputFrames: need, output: output, outputFrames: n)
             + s.process(input: nil, inputFrames: n, output: output, outputFrames: n)
     }

@@ -43,13 +43,18 @@ class NodeRenderer {
     /// unconnected) and fill every buffer in `outputs` with `cycle.frames` frames.
     func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {
         var i = 0
-        while i < outputs.count { outputs[i].clear(frames: cycle.frames); i += 1 }
+        while i < outputs.count { outputs.unmanaged(i).clear(frames: cycle.frames); i += 1 }
     }
 
     /// Control side, while compiling a plan: build the immutable per-plan step `render` needs
     /// (objects it points at may persist across plans, e.g. a mixer's per-input resamplers).
     /// nil: the plan uses a plain `RenderStep`, which calls `render(_:inputs:outputs:)`.
     func makeStepState(inputFormats: [AVAudioFormat?], outputFormats: [AVAudioFormat], maximumFrames: Int) -> RenderStep? { nil }
+
+    /// How the render loop calls this renderer's stateless `render` (see StepKind.swift): a
+    /// renderer that overrides `render(_:inputs:outputs:)` must return its own case here (or
+    /// `.other`), else the loop outputs silence for it. Control side, when a plan is compiled.
+    func statelessKind(step: RenderStep) -> StepKind { .silent }
 
     /// Clears DSP state (delay lines, filter memories). Called from the render thread between cycles,
     /// or from the control side while the engine is stopped.
@@ -63,6 +68,10 @@ class RenderStep {
     private let renderer: Unmanaged<NodeRenderer>
 
     init(renderer: NodeRenderer) { self.renderer = .passUnretained(renderer) }
+
+    /// How the render loop calls this step (StepKind.swift). Each per-plan state class returns
+    /// its own case; a plain step is its renderer's stateless kind. Control side.
+    var kind: StepKind { renderer._withUnsafeGuaranteedRef { $0.statelessKind(step: self) } }
 
     /// Render thread: one cycle of this node (see `NodeRenderer.render`).
     func render(_ cycle: inout RenderCycle, inputs: UnsafeBufferPointer<RenderBuffer?>, outputs: UnsafeBufferPointer<RenderBuffer>) {

@@ -4,14 +4,13 @@
 // nothing is specialised) and are never called; if a change makes one of these lock, allocate or
 // retain, `swift build -c release --target AVFAudio` fails here.
 //
-// Proved: the render gate, the event queue's render side, the plan exchange, the player's and the
-// mixer's render (the 64-player mix runs through nothing else), each with the calls it leaves out
-// by name (`no_performance_analysis`, said where they are): client blocks (`ClientCall`), a
-// player's converted or file items (`ScheduledItem.copyConverted`), a mixer's rate-converted and
-// matrix inputs (`MixerRenderer.convertInput`, `mixThroughMatrix`).
-// Not proved yet: `RenderPlan.render` as a whole — the check follows `RenderStep.render` into
-// every node's step, and the source, input, effect, audio-unit, time-effect and tap paths still
-// reach objects by strong reference (see the threading section of ARCHITECTURE.md).
+// Proved: `RenderPlan.render` as a whole (`plan`: every node's step through `StepKind`, the rate
+// domains, the taps), the render gate, the event queue's render side and the plan exchange; the
+// per-renderer proofs below name each entry point again, so that a regression is reported where
+// it is. The proof stops, by name (`no_performance_analysis`), at client code (`ClientCall`), at
+// calls into AudioKernels proved there (`KernelCall`), at two hand-vouched numeric helpers
+// (`KernelCall.power`, `widen`) and at a player's file segments (`ScheduledItem.copyConverted`:
+// offline file reading may block by design); see the threading section of ARCHITECTURE.md.
 #if !DEBUG
 enum RenderPathProof {
     @_noLocks
@@ -47,6 +46,50 @@ enum RenderPathProof {
     static func mixer(_ mixer: MixerRenderer, _ cycle: inout RenderCycle, _ inputs: UnsafeBufferPointer<RenderBuffer?>,
                       _ output: Unmanaged<RenderBuffer>, _ state: Unmanaged<MixerRenderer.State>) {
         mixer.render(&cycle, inputs: inputs, output: output, state: state)
+    }
+
+    @_noLocks
+    static func effect(_ s: EffectRenderer.State, _ cycle: inout RenderCycle, _ i: UnsafeBufferPointer<RenderBuffer?>, _ o: UnsafeBufferPointer<RenderBuffer>) {
+        s.render(&cycle, inputs: i, outputs: o)
+    }
+
+    @_noLocks
+    static func timeEffect(_ s: TimeEffectRenderer.State, _ cycle: inout RenderCycle, _ i: UnsafeBufferPointer<RenderBuffer?>, _ o: UnsafeBufferPointer<RenderBuffer>) -> Int {
+        s.cycleWillStart(sampleTime: 0, hostTime: 0, bus: 0)
+        let n = s.inputFrames(forOutputFrames: 512, bus: 0) + Int(s.inputSampleTime(bus: 0))
+        s.render(&cycle, inputs: i, outputs: o)
+        return n
+    }
+
+    @_noLocks
+    static func audioUnit(_ s: AUAudioUnitNodeRenderer.State, _ cycle: inout RenderCycle, _ i: UnsafeBufferPointer<RenderBuffer?>, _ o: UnsafeBufferPointer<RenderBuffer>) {
+        s.render(&cycle, inputs: i, outputs: o)
+    }
+
+    @_noLocks
+    static func source(_ s: SourceRenderer.State, _ r: SourceRenderer, _ cycle: inout RenderCycle, _ i: UnsafeBufferPointer<RenderBuffer?>, _ o: UnsafeBufferPointer<RenderBuffer>) {
+        s.render(&cycle, inputs: i, outputs: o)
+        r.render(&cycle, inputs: i, outputs: o)
+    }
+
+    @_noLocks
+    static func input(_ s: InputRenderer.State, _ cycle: inout RenderCycle, _ i: UnsafeBufferPointer<RenderBuffer?>, _ o: UnsafeBufferPointer<RenderBuffer>) {
+        s.render(&cycle, inputs: i, outputs: o)
+    }
+
+    @_noLocks
+    static func tap(_ t: TapRenderer, _ b: Unmanaged<RenderBuffer>, _ cycle: RenderCycle) {
+        t.capture(b, frames: 512, cycle: cycle)
+    }
+
+    @_noLocks
+    static func converter(_ c: MixerRateConverter, _ b: Unmanaged<RenderBuffer>) -> UnsafeMutablePointer<UnsafeMutablePointer<Float>> {
+        c.convert(b, producing: 512)
+    }
+
+    @_noLocks
+    static func plan(_ plan: RenderPlan, _ events: RenderEventQueue) -> Bool {
+        plan.render(frames: 512, sampleTime: 0, hostTime: 0, outputRate: 48000, isOffline: false, events: events)
     }
 }
 #endif

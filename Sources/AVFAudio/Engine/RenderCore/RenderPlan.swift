@@ -55,7 +55,8 @@ final class RenderPlan {
     /// object for the duration of a call, an atomic increment and decrement per node per cycle).
     /// Swift arrays are not read on the render thread (reading one retains its buffer).
     struct FastStep {
-        let step: Unmanaged<RenderStep>
+        /// How to call the step (a closed switch, see StepKind.swift).
+        let kind: StepKind
         let node: Unmanaged<AVAudioNode>
         let inputs: UnsafeBufferPointer<RenderBuffer?>
         let outputs: UnsafeBufferPointer<RenderBuffer>
@@ -71,7 +72,7 @@ final class RenderPlan {
     struct FastDomain {
         let parent: Int
         let capacity: Int
-        let owner: Unmanaged<RenderStep>?
+        let owner: StepKind?
         let bus: Int
     }
     private let fastSteps: UnsafeMutableBufferPointer<FastStep>
@@ -106,7 +107,7 @@ final class RenderPlan {
                 (fastTaps.baseAddress! + tapIndex).initialize(to: FastTap(tap: .passUnretained(tap), buffer: .passUnretained(st.outputs[bus])))
                 tapIndex += 1
             }
-            (fastSteps.baseAddress! + i).initialize(to: FastStep(step: .passUnretained(st.state), node: .passUnretained(st.node),
+            (fastSteps.baseAddress! + i).initialize(to: FastStep(kind: st.state.kind, node: .passUnretained(st.node),
                                                                  inputs: UnsafeBufferPointer(st.inputs),
                                                                  outputs: UnsafeBufferPointer(st.outputs),
                                                                  firstTap: firstTap, tapCount: st.taps.count, domain: st.domain))
@@ -114,7 +115,7 @@ final class RenderPlan {
         fastDomains = .allocate(capacity: domains.count)
         for (d, info) in domains.enumerated() {
             (fastDomains.baseAddress! + d).initialize(to: FastDomain(parent: info.parent, capacity: info.capacity,
-                                                                     owner: info.owner.map { .passUnretained($0) }, bus: info.bus))
+                                                                     owner: info.owner.map { $0.kind }, bus: info.bus))
         }
         domainFrames = .allocate(capacity: max(1, domains.count))
         domainFrames.initialize(repeating: 0, count: max(1, domains.count))
@@ -150,11 +151,9 @@ final class RenderPlan {
             let info = domainList[d]
             if let owner = info.owner {
                 let parentFrames = domainFrames[info.parent], parentTime = domainTimes[info.parent]
-                let (needed, time) = owner._withUnsafeGuaranteedRef { step -> (Int, Int64) in
-                    step.cycleWillStart(sampleTime: parentTime, hostTime: hostTime, bus: info.bus)
-                    let needed = step.inputFrames(forOutputFrames: parentFrames, bus: info.bus)
-                    return (needed, step.inputSampleTime(bus: info.bus))
-                }
+                owner.cycleWillStart(sampleTime: parentTime, hostTime: hostTime, bus: info.bus)
+                let needed = owner.inputFrames(forOutputFrames: parentFrames, bus: info.bus)
+                let time = owner.inputSampleTime(bus: info.bus)
                 domainFrames[d] = min(info.capacity, needed)
                 domainTimes[d] = time
             }
@@ -172,7 +171,7 @@ final class RenderPlan {
             cycle.frames = domainFrames[domain]
             cycle.sampleTime = domainTimes[domain]
             let inputs = step.pointee.inputs, outputs = step.pointee.outputs
-            step.pointee.step._withUnsafeGuaranteedRef { $0.render(&cycle, inputs: inputs, outputs: outputs) }
+            step.pointee.kind.render(&cycle, inputs: inputs, outputs: outputs)
             let sampleTimeNow = cycle.sampleTime
             step.pointee.node._withUnsafeGuaranteedRef { node in
                 node.lastSampleTime.store(sampleTimeNow, ordering: .relaxed)
@@ -183,9 +182,8 @@ final class RenderPlan {
             while t < tapEnd {
                 let entry = taps[t]
                 t += 1
-                entry.buffer._withUnsafeGuaranteedRef { buffer in
-                    entry.tap._withUnsafeGuaranteedRef { $0.capture(buffer, frames: cycle.frames, cycle: cycle, events: events) }
-                }
+                let (buffer, tapCycle) = (entry.buffer, cycle)
+                entry.tap._withUnsafeGuaranteedRef { $0.capture(buffer, frames: tapCycle.frames, cycle: tapCycle) }
             }
             i += 1
         }

@@ -29,8 +29,10 @@ final class TapRenderer {
     private let read = Atomic<Int64>(0)
     private let signaled = Atomic<Bool>(false)
     /// Where the timeline restarts: (ring position, sample time, host time) (render → dispatcher).
-    private struct Mark { var position: Int64; var sampleTime: Int64; var hostTime: UInt64 }
-    private let marks = SPSCQueue<Mark>(capacity: 256)
+    struct Mark { var position: Int64; var sampleTime: Int64; var hostTime: UInt64 }
+    private let marks: MarkQueue
+    /// `marks` for the render thread (a call through the stored reference would retain it).
+    private let marksRef: Unmanaged<MarkQueue>
     /// Render thread: the sample time that would continue what was written last.
     private var nextSampleTime = Int64.min
     /// Dispatcher: the mark dating the frames being read, and the next one (popped, not yet reached).
@@ -46,6 +48,9 @@ final class TapRenderer {
                                                 frameCapacity: AVAudioFrameCount(bufferSize))!
 
     init(node: AVAudioNode, bus: Int, bufferSize: Int, busChannels: Int, format: AVAudioFormat, block: @escaping AVAudioNodeTapBlock) {
+        let marks = MarkQueue(capacity: 256)
+        self.marks = marks
+        marksRef = .passUnretained(marks)
         self.node = node
         self.bus = bus
         self.bufferSize = bufferSize
@@ -60,8 +65,9 @@ final class TapRenderer {
 
     deinit { ring.deallocate() }
 
-    /// Render thread: append `frames` frames of `buffer`.
-    func capture(_ buffer: RenderBuffer, frames: Int, cycle: RenderCycle, events: RenderEventQueue) {
+    /// Render thread: append `frames` frames of `buffer`. Proved free of locks, allocation and
+    /// reference counting (`RenderPathProof.tap`).
+    func capture(_ buffer: Unmanaged<RenderBuffer>, frames: Int, cycle: RenderCycle) {
         let w = written.load(ordering: .relaxed)
         let free = capacity - Int(w - read.load(ordering: .acquiring))
         guard frames <= free else {
@@ -73,7 +79,8 @@ final class TapRenderer {
         let n = frames
         guard n > 0 else { return }
         if cycle.sampleTime != nextSampleTime {
-            if !marks.push(Mark(position: w, sampleTime: cycle.sampleTime, hostTime: cycle.hostTime)) {
+            let mark = Mark(position: w, sampleTime: cycle.sampleTime, hostTime: cycle.hostTime)
+            if !marksRef._withUnsafeGuaranteedRef({ $0.push(mark) }) {
                 overruns.add(frames, ordering: .relaxed)   // (256 gaps unread: drop rather than misdate)
                 return
             }
@@ -81,16 +88,22 @@ final class TapRenderer {
         nextSampleTime = cycle.sampleTime + Int64(n)
         let start = Int(w % Int64(capacity))
         let first = min(n, capacity - start)
-        let channels = min(busChannels, buffer.channelCount)
-        for c in 0..<channels {
+        let (source, sourceCount) = (buffer.channels, buffer.channelCount)
+        let channels = min(busChannels, sourceCount)
+        var c = 0
+        while c < channels {
             let dst = ring + c * capacity
-            (dst + start).update(from: buffer.channels[c], count: first)
-            if n > first { dst.update(from: buffer.channels[c] + first, count: n - first) }
+            copyFloats(dst + start, source[c], first)
+            if n > first { copyFloats(dst, source[c] + first, n - first) }
+            c += 1
         }
         written.store(w + Int64(n), ordering: .releasing)
-        if Int(w + Int64(n) - read.load(ordering: .relaxed)) >= bufferSize, !signaled.load(ordering: .relaxed) {
-            // Marked only once queued: a full event queue (counted by `post`) is retried next cycle.
-            if events.post(.tapDataAvailable(Unmanaged.passUnretained(self))) { signaled.store(true, ordering: .relaxed) }
+        if Int(w + Int64(n) - read.load(ordering: .relaxed)) >= bufferSize {
+            if !signaled.load(ordering: .relaxed) {
+                // Marked only once queued: a full event queue (counted by `post`) is retried next cycle.
+                let me = Unmanaged.passUnretained(self)
+                if cycle.events._withUnsafeGuaranteedRef({ $0.post(.tapDataAvailable(me)) }) { signaled.store(true, ordering: .relaxed) }
+            }
         }
     }
 
@@ -136,5 +149,45 @@ final class TapRenderer {
             let host = currentMark.hostTime + AVAudioTime.hostTime(forSeconds: Double(offset) / sampleRate)
             block(out, AVAudioTime(hostTime: host, sampleTime: sample, atRate: sampleRate))
         }
+    }
+}
+
+/// The tap's time marks, from the render thread to the dispatcher: a bounded single-producer
+/// single-consumer ring (the producer writes the slot, then publishes `tail` with release
+/// ordering; the consumer reads `tail` with acquire ordering, reads the slot, then publishes
+/// `head`). Not generic: the real-time check sees a generic class's methods as unspecialised.
+final class MarkQueue {
+    typealias Element = TapRenderer.Mark
+    private let storage: UnsafeMutablePointer<Element>
+    private let capacity: Int
+    private let head = Atomic<Int>(0)   // next slot to read (consumer-owned)
+    private let tail = Atomic<Int>(0)   // next slot to write (producer-owned)
+
+    init(capacity: Int) {
+        self.capacity = capacity + 1
+        storage = .allocate(capacity: capacity + 1)
+        storage.initialize(repeating: Element(position: 0, sampleTime: 0, hostTime: 0), count: capacity + 1)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Render thread: appends `value`; false when full.
+    @inline(__always)
+    func push(_ value: Element) -> Bool {
+        let t = tail.load(ordering: .relaxed)
+        let next = t + 1 == capacity ? 0 : t + 1
+        if next == head.load(ordering: .acquiring) { return false }
+        storage[t] = value
+        tail.store(next, ordering: .releasing)
+        return true
+    }
+
+    /// Dispatcher: the oldest mark, or nil.
+    func pop() -> Element? {
+        let h = head.load(ordering: .relaxed)
+        if h == tail.load(ordering: .acquiring) { return nil }
+        let value = storage[h]
+        head.store(h + 1 == capacity ? 0 : h + 1, ordering: .releasing)
+        return value
     }
 }
