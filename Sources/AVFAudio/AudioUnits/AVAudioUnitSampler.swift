@@ -15,6 +15,9 @@
 // sentence saying they are not supported yet.
 import SoundBanks
 import SamplerSynth
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An instrument that plays samples: SoundFont banks, or audio files mapped to keys.
 open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
@@ -150,12 +153,30 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
     }
 
     static func readSoundFont(_ url: URL) throws -> SoundFont {
-        let data: Data
-        do { data = try Data(contentsOf: url) } catch {
-            throw avfaudioError(-43, "cannot read the sound bank '\(url.path)': \((error as NSError).localizedDescription)")
+        // Read with POSIX calls into one array (Foundation's Data(contentsOf:) leaks its buffer for
+        // an empty file on Linux — found by the sf2 fuzz target — and copies large banks twice).
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw avfaudioError(-43, "cannot read the sound bank '\(url.path)': \(reason)")
         }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw avfaudioError(-43, "cannot read the sound bank '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+        let size = Int(info.st_size)
+        var bytes = [UInt8](repeating: 0, count: max(0, size))
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        if done < size { bytes.removeLast(size - done) }
         do {
-            return try data.withUnsafeBytes { try SoundFont.parse($0) }
+            return try SoundFont.parse(bytes)
         } catch let e as SoundBankError {
             throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
         }

@@ -186,6 +186,13 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
             #expect(e.localizedDescription.contains("'pbag'") || e.localizedDescription.contains("'pmod'"), "\(e.localizedDescription)")
             #expect(e.localizedDescription.contains("byte"), "\(e.localizedDescription)")
         }
+        // an empty file (the sf2 fuzz target's first finding: Foundation's reader leaked its buffer)
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("sampler-empty-\(UUID().uuidString).sf2")
+        try Data().write(to: empty)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        do { try sampler.loadInstrument(at: empty); Issue.record("loaded an empty bank") } catch let e as NSError {
+            #expect(e.code == Int(kAudioUnitErr_InvalidFile) && e.localizedDescription.contains("RIFF"), "\(e.localizedDescription)")
+        }
         // a preset the bank lacks
         let good = try Self.sineBank()
         defer { try? FileManager.default.removeItem(at: good) }
