@@ -235,4 +235,32 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         let atSteal = zip(out.left[4_790..<4_900].dropFirst(), out.left[4_790..<4_900]).map { abs($0 - $1) }.max()!
         #expect(atSteal < 2 * steady + 0.01, "\(atSteal) vs \(steady)")
     }
+
+    @Test func audioFilesAreMappedToKeys() throws {
+        // one file: the whole keyboard, its own pitch on middle C; two files: keys 60 and 61
+        func sineFile(_ hz: Double) throws -> URL {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("sampler-\(UUID().uuidString).wav")
+            let format = AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 1)!
+            let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 44_100)!
+            for i in 0..<44_100 { buffer.floatChannelData![0][i] = Float(0.5 * sin(2 * Double.pi * hz * Double(i) / 44_100)) }
+            buffer.frameLength = 44_100
+            let file = try AVAudioFile(forWriting: url, settings: format.settings)
+            try file.write(from: buffer)
+            return url
+        }
+        let a = try sineFile(440), b = try sineFile(300)
+        defer { try? FileManager.default.removeItem(at: a); try? FileManager.default.removeItem(at: b) }
+        let one = AVAudioUnitSampler()
+        try one.loadAudioFiles(at: [a])
+        var out = try renderSampler(one, events: [(0, [0x90, 72, 127])], frames: 24_000)
+        #expect(abs(ToneAnalysis.stats(out.left[2_000..<20_000], sampleRate: 48_000, expected: 880).centsError) < 0.1)
+        let two = AVAudioUnitSampler()
+        try two.loadAudioFiles(at: [a, b])
+        out = try renderSampler(two, events: [(0, [0x90, 61, 127])], frames: 24_000)
+        #expect(abs(ToneAnalysis.stats(out.left[2_000..<20_000], sampleRate: 48_000, expected: 300).centsError) < 0.1)
+        let three = AVAudioUnitSampler()
+        try three.loadAudioFiles(at: [a, b])
+        out = try renderSampler(three, events: [(0, [0x90, 62, 127])], frames: 24_000)
+        #expect(out.left.allSatisfy { $0 == 0 })   // no file on key 62
+    }
 }
