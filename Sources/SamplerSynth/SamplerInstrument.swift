@@ -49,6 +49,8 @@ public struct PresetEntry {
 /// A loaded bank (or generated instrument), immutable once built.
 public final class SamplerInstrument: @unchecked Sendable {
     public let samples: UnsafeMutableBufferPointer<Float>
+    /// The object owning `samples` when the instrument plays from another's memory (a SoundFont).
+    private let sampleOwner: AnyObject?
     public let zones: UnsafeMutableBufferPointer<PlayZone>
     /// Sorted by (bank, program).
     public let presets: UnsafeMutableBufferPointer<PresetEntry>
@@ -58,10 +60,19 @@ public final class SamplerInstrument: @unchecked Sendable {
     public let presetNames: [String]
 
     /// Builds an instrument from flat parts (copied).
-    public init(samples: [Float], zones: [PlayZone], presets: [PresetEntry], names: [String], defaultBank: Int, defaultProgram: Int) {
-        self.samples = .allocate(capacity: max(samples.count, 1))
-        _ = self.samples.initialize(from: samples)
-        if samples.isEmpty { self.samples[0] = 0 }
+    public convenience init(samples: [Float], zones: [PlayZone], presets: [PresetEntry], names: [String], defaultBank: Int, defaultProgram: Int) {
+        let storage = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(samples.count, 1))
+        storage[0] = 0
+        samples.withUnsafeBufferPointer { if let base = $0.baseAddress { storage.baseAddress!.update(from: base, count: $0.count) } }
+        self.init(sampleStorage: storage, owner: nil, zones: zones, presets: presets, names: names, defaultBank: defaultBank, defaultProgram: defaultProgram)
+    }
+
+    /// Builds an instrument playing from `sampleStorage`: owned (freed with the instrument) when
+    /// `owner` is nil, else `owner`'s (kept alive with the instrument).
+    public init(sampleStorage: UnsafeMutableBufferPointer<Float>, owner: AnyObject?, zones: [PlayZone], presets: [PresetEntry], names: [String],
+                defaultBank: Int, defaultProgram: Int) {
+        samples = sampleStorage
+        sampleOwner = owner
         self.zones = .allocate(capacity: max(zones.count, 1))
         _ = self.zones.initialize(from: zones)
         if zones.isEmpty { self.zones.baseAddress!.initialize(to: PlayZone()) }
@@ -82,7 +93,7 @@ public final class SamplerInstrument: @unchecked Sendable {
     let view: InstrumentView
 
     deinit {
-        samples.deallocate()
+        if sampleOwner == nil { samples.deallocate() }
         zones.deallocate()
         presets.deallocate()
     }
@@ -153,7 +164,11 @@ extension SamplerInstrument {
             presets.append(PresetEntry(bank: Int32(p.bank), program: Int32(p.program), firstZone: Int32(first), zoneCount: Int32(zones.count - first)))
             names.append(p.name)
         }
-        self.init(samples: font.samples, zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program)
+        if font.samples.isEmpty {
+            self.init(samples: [0], zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program)
+        } else {
+            self.init(sampleStorage: font.samples, owner: font, zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program)
+        }
     }
 
     /// The built-in instrument the sampler plays before anything is loaded (Apple's sampler

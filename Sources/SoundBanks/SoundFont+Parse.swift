@@ -102,24 +102,29 @@ private struct SF2Reader {
         // Samples: 16-bit little-endian; sm24 (ifil 2.04) adds a low byte per point when its size matches.
         let use24 = sm24.map { $0.data.count >= pointCount && font.version.major >= 2 && (font.version.major > 2 || font.version.minor >= 4) } ?? false
         font.has24BitSamples = use24
-        var pool = [Float](repeating: 0, count: pointCount + SoundFont.guardFrames)
+        // (converted straight into the pool the instrument will play from: no zero fill, no copy)
+        let pool = UnsafeMutableBufferPointer<Float>.allocate(capacity: pointCount + SoundFont.guardFrames)
+        (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
+        font.samples = pool
+        let out = pool.baseAddress!
         if let smpl {
-            let base = smpl.data.lowerBound
-            pool.withUnsafeMutableBufferPointer { out in
-                if use24, let sm24 {
-                    let low = sm24.data.lowerBound
-                    let scale = Float(1) / 8_388_608
-                    for i in 0..<pointCount {
-                        let v = Int32(i16(base + 2 * i)) << 8 | Int32(bytes[low + i])
-                        out[i] = Float(v) * scale
-                    }
-                } else {
-                    let scale = Float(1) / 32_768
-                    for i in 0..<pointCount { out[i] = Float(i16(base + 2 * i)) * scale }
+            let pcm = bytes.baseAddress! + smpl.data.lowerBound
+            if use24, let sm24 {
+                let low = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + sm24.data.lowerBound
+                let scale = Float(1) / 8_388_608
+                for i in 0..<pointCount {
+                    let v = Int32(Int16(littleEndian: pcm.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))) << 8 | Int32(low[i])
+                    out[i] = Float(v) * scale
+                }
+            } else {
+                let scale = Float(1) / 32_768
+                for i in 0..<pointCount {
+                    out[i] = Float(Int16(littleEndian: pcm.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))) * scale
                 }
             }
+        } else {
+            out.initialize(repeating: 0, count: pointCount)
         }
-        font.samples = pool
 
         let pdta = try list("pdta")
         let pdtaChunks = try chunks(in: (pdta.data.lowerBound + 4)..<pdta.data.upperBound, parent: "pdta")

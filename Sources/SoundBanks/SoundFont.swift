@@ -89,8 +89,10 @@ public final class SoundFont: @unchecked Sendable {
     /// The bank's name (INFO `INAM`), its format version (`ifil`).
     public internal(set) var name = ""
     public internal(set) var version = (major: 0, minor: 0)
-    /// The sample pool, one Float per sample point in −1 … 1, followed by `SoundFont.guardFrames` zeros.
-    public internal(set) var samples: [Float] = []
+    /// The sample pool, one Float per sample point in −1 … 1, followed by `SoundFont.guardFrames`
+    /// zeros. Owned by this object (freed with it): an instrument built from the bank keeps the
+    /// bank alive and plays from this memory without a copy.
+    public internal(set) var samples = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
     public internal(set) var sampleHeaders: [SF2Sample] = []
     public internal(set) var presets: [SF2Preset] = []
     public internal(set) var regions: [SF2Region] = []
@@ -106,6 +108,8 @@ public final class SoundFont: @unchecked Sendable {
     public static let maximumRegions = 65_536
 
     init() {}
+
+    deinit { samples.deallocate() }
 
     /// The preset for a bank and program (nil: none).
     public func preset(bank: Int, program: Int) -> SF2Preset? {

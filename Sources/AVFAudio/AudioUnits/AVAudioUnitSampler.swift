@@ -153,8 +153,8 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
     }
 
     static func readSoundFont(_ url: URL) throws -> SoundFont {
-        // Read with POSIX calls into one array (Foundation's Data(contentsOf:) leaks its buffer for
-        // an empty file on Linux — found by the sf2 fuzz target — and copies large banks twice).
+        // POSIX calls, not Foundation's Data(contentsOf:), which leaks its buffer for an empty file
+        // on Linux (found by the sf2 fuzz target) and copies a large bank before it is parsed.
         let fd = open(url.path, O_RDONLY)
         guard fd >= 0 else {
             let reason = String(cString: strerror(errno))
@@ -166,6 +166,15 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
             throw avfaudioError(-43, "cannot read the sound bank '\(url.path)': \(String(cString: strerror(errno)))")
         }
         let size = Int(info.st_size)
+        // Mapped, not read: the parser converts the sample data straight from the page cache.
+        if size > 0, let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED {
+            defer { munmap(map, size) }
+            do {
+                return try SoundFont.parse(UnsafeRawBufferPointer(start: map, count: size))
+            } catch let e as SoundBankError {
+                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
+            }
+        }
         var bytes = [UInt8](repeating: 0, count: max(0, size))
         var done = 0
         while done < size {
