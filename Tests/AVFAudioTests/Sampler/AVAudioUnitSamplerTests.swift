@@ -263,4 +263,25 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         out = try renderSampler(three, events: [(0, [0x90, 62, 127])], frames: 24_000)
         #expect(out.left.allSatisfy { $0 == 0 })   // no file on key 62
     }
+
+    @Test func twentyFourBitSamplesUseTheLowBytes() throws {
+        // A looped constant sample of 16-bit value 1 played at its own rate (48 kHz, root key):
+        // with sm24 low bytes of 0x80 each point is (1·256 + 128)/2^23 instead of 256/2^23 — 1.5×.
+        func level(lowBytes: UInt8?) throws -> Float {
+            var b = SoundFontBuilder(samples: [Int16](repeating: 1, count: 400))
+            b.sampleRate = 48_000
+            b.loop = (100, 300)
+            b.instrumentGenerators = [(Gen.sampleModes, 1)]
+            if let lowBytes { b.version = (2, 4); b.sm24 = [UInt8](repeating: lowBytes, count: 400) }
+            let url = try b.write()
+            defer { try? FileManager.default.removeItem(at: url) }
+            let sampler = AVAudioUnitSampler()
+            try sampler.loadInstrument(at: url)
+            let out = try renderSampler(sampler, events: [(0, [0x90, 69, 127])], frames: 4_800)
+            return out.left[4_000]
+        }
+        let plain = try level(lowBytes: nil), with24 = try level(lowBytes: 0x80)
+        #expect(plain > 0)
+        #expect(abs(with24 / plain - 1.5) < 1e-4, "\(with24) / \(plain)")
+    }
 }

@@ -13,6 +13,8 @@ struct SoundFontBuilder {
     var presetGenerators: [(UInt16, Int16)] = []
     var bank: UInt16 = 0, program: UInt16 = 0
     var version: (UInt16, UInt16) = (2, 1)
+    /// The low bytes of 24-bit samples (an `sm24` chunk; the bank's version must be 2.04).
+    var sm24: [UInt8]?
 
     init(samples: [Int16]) { self.samples = samples }
 
@@ -36,7 +38,9 @@ struct SoundFontBuilder {
         var pcm: [UInt8] = []
         for s in samples { pcm += le16(UInt16(bitPattern: s)) }
         pcm += [UInt8](repeating: 0, count: 46 * 2)
-        let sdta = list("sdta", [chunk("smpl", pcm)])
+        var sdtaChunks = [chunk("smpl", pcm)]
+        if let sm24 { sdtaChunks.append(chunk("sm24", sm24 + [UInt8](repeating: 0, count: 46))) }
+        let sdta = list("sdta", sdtaChunks)
         let phdr = name("Preset", 20) + le16(program) + le16(bank) + le16(0) + le32(0) + le32(0) + le32(0)
             + name("EOP", 20) + le16(0) + le16(0) + le16(1) + le32(0) + le32(0) + le32(0)
         let pbag = le16(0) + le16(0) + le16(UInt16(presetGenerators.count + 1)) + le16(0)
