@@ -1,4 +1,5 @@
 import AudioKernels
+import Synchronization
 
 /// Reads the audio of a WAV (RIFF/RIFX), RF64, BW64, AIFF, AIFF-C, CAF or AU file as raw
 /// interleaved bytes, exactly as stored (see `description` for how to interpret them).
@@ -20,6 +21,8 @@ public final class AudioFileReader {
 
     private var file: RawFile
     private let bytesPerFrame: Int64
+    /// The file mapped for `withMappedFrames` (made on first use; nil: not tried, or unavailable).
+    private let mapping = Mutex<(tried: Bool, map: FileMapping?)>((false, nil))
 
     public init(path: String) throws {
         let file = try RawFile.open(path: path, forWriting: false)
@@ -84,8 +87,39 @@ public final class AudioFileReader {
         return got / Int(bytesPerFrame)
     }
 
+    /// Calls `body` with the stored bytes of up to `frames` frames from frame `frame`, straight from
+    /// a memory mapping of the file (no copy into a buffer), and the number of frames there; returns
+    /// its result (the bytes need not be aligned for their sample type: the sample kernels load
+    /// unaligned). Returns nil — read with `read(frames:startingAt:into:)` instead — when the file
+    /// cannot be mapped. Throws when
+    /// the file was truncated while `body` read it (see FileMapping.swift: the missing pages read
+    /// as zeros, and this error replaces them). Safe to call from several threads at once.
+    public func withMappedFrames<R>(_ frames: Int, startingAt frame: Int64,
+                                    _ body: (UnsafeRawPointer, Int) throws -> R) throws -> R? {
+        guard file.fd >= 0, frame >= 0, frames > 0, frame < frameCount else { return nil }
+        let count = min(Int64(frames), frameCount - frame)
+        let start = dataOffset + frame * bytesPerFrame, length = count * bytesPerFrame
+        let fd = file.fd
+        guard let map = mapping.withLock({ state -> FileMapping? in
+            if !state.tried {
+                state.tried = true
+                if let size = try? file.size() { state.map = FileMapping(fd: fd, size: Int(size)) }
+            }
+            return state.map
+        }), start + length <= Int64(map.bytes.count) else { return nil }
+        map.prefault(offset: Int(start), count: Int(length))
+        let result = try body(map.bytes.baseAddress! + Int(start), Int(count))
+        guard map.isIntact else {
+            mapping.withLock { $0.map = nil }   // later reads go through read(2), which sees the new end
+            throw AudioFileFormatError(code: Code.invalidFile,
+                                       message: "\(quoted(path)) was truncated while it was being read")
+        }
+        return result
+    }
+
     /// Closes the file. Further reads throw; closing twice does nothing.
     public func close() {
+        mapping.withLock { $0 = (true, nil) }
         if file.fd >= 0 {
             _ = posixClose(file.fd)
             file.fd = -1

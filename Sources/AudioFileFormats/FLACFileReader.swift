@@ -29,7 +29,9 @@ public final class FLACFileReader: @unchecked Sendable {
     /// Notes about tolerated damage, one sentence each.
     public let warnings: [String]
 
-    private let mapping: UnsafeMutableRawPointer?
+    /// The file, mapped (nil once closed). A truncation under the mapping reads as zeros and is
+    /// reported by `isIntact` (FileMapping.swift), never a crash.
+    private var mapping: FileMapping?
     private let size: Int
     private let decoder: FLACFrameDecoder
     /// Each frame's first sample and byte offset, in stream order.
@@ -54,13 +56,13 @@ public final class FLACFileReader: @unchecked Sendable {
         guard fileSize > 0 else {
             throw AudioFileFormatError(code: Code.invalidFile, message: "\(quoted(path)) is empty")
         }
-        guard let map = mmap(nil, fileSize, PROT_READ, MAP_PRIVATE, file.fd, 0), map != MAP_FAILED else {
+        guard let map = FileMapping(fd: file.fd, size: fileSize) else {
             throw systemError(errno, "cannot map", path: path)
         }
         self.path = path
         mapping = map
         size = fileSize
-        let bytes = UnsafeRawBufferPointer(start: map, count: fileSize)
+        let bytes = map.bytes
         do {
             let header = try FLACStreamHeader.parse(bytes)
             guard header.info.bitsPerSample <= 32 else {
@@ -100,20 +102,23 @@ public final class FLACFileReader: @unchecked Sendable {
             description = AudioDataDescription(sampleRate: Double(info.sampleRate), channelCount: info.channelCount, encoding: encoding,
                                                bigEndian: false, validBitsPerSample: info.bitsPerSample)
         } catch let error as CodecError {
-            munmap(map, fileSize)
+            if !map.isIntact { throw FLACFileReader.truncated(path) }
             let code = error.kind == .notThisFormat ? Code.unsupportedFileType : (error.kind == .unsupported ? Code.unsupportedDataFormat : Code.invalidFile)
             throw AudioFileFormatError(code: code, message: "\(quoted(path)): \(error.message)")
-        } catch {
-            munmap(map, fileSize)
-            throw error
         }
+        if !map.isIntact { throw FLACFileReader.truncated(path) }
+    }
+
+    /// The error for a file truncated while it was being read.
+    static func truncated(_ path: String) -> AudioFileFormatError {
+        AudioFileFormatError(code: Code.invalidFile, message: "\(quoted(path)) was truncated while it was being read")
     }
 
     deinit { close() }
 
     public func close() {
         state.withLock { _ in
-            if !closed, let mapping { munmap(mapping, size) }
+            mapping = nil
             closed = true
         }
     }
@@ -223,7 +228,7 @@ public final class FLACFileReader: @unchecked Sendable {
             guard !closed, let mapping else {
                 throw AudioFileFormatError(code: Code.notOpen, message: "cannot read \(quoted(path)): the file has been closed")
             }
-            let bytes = UnsafeRawBufferPointer(start: mapping, count: size)
+            let bytes = mapping.bytes
             let channels = info.channelCount
             let width = description.encoding.bytesPerSample
             let shift = Int64(width * 8 - info.bitsPerSample)
@@ -240,8 +245,10 @@ public final class FLACFileReader: @unchecked Sendable {
                         _ = try decoder.decodeFrame(bytes, at: frameOffsets[k])
                     } catch let error as CodecError {
                         held = -1
+                        if !mapping.isIntact { throw FLACFileReader.truncated(path) }
                         throw AudioFileFormatError(code: Code.invalidFile, message: "cannot read \(quoted(path)): \(error.message)")
                     }
+                    guard mapping.isIntact else { held = -1; throw FLACFileReader.truncated(path) }
                     held = k
                 }
                 let first = Int(frame + Int64(done) - frameStarts[k])

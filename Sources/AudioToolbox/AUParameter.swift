@@ -44,6 +44,34 @@ open class AUParameter: AUParameterNode {
         ParameterChangeNotifier.shared.register(self)
     }
 
+    public required init?(coder: NSCoder) {
+        guard coder.containsValue(forKey: "address") else { return nil }
+        parameterAddress = AUParameterAddress(bitPattern: coder.decodeInt64(forKey: "address"))
+        minimum = coder.decodeFloat(forKey: "min")
+        maximum = coder.decodeFloat(forKey: "max")
+        parameterUnit = AudioUnitParameterUnit(rawValue: UInt32(truncatingIfNeeded: coder.decodeInt64(forKey: "unit"))) ?? .generic
+        parameterUnitName = (AUParameterNode.decodedObject(coder, "unitName") as? NSString).map { $0 as String }
+        parameterFlags = AudioUnitParameterOptions(rawValue: UInt32(truncatingIfNeeded: coder.decodeInt64(forKey: "flags")))
+        strings = (AUParameterNode.decodedObject(coder, "valueStrings") as? [Any])?.compactMap { ($0 as? NSString).map { $0 as String } ?? ($0 as? String) }
+        dependents = (AUParameterNode.decodedObject(coder, "dependentParameters") as? [Any])?.compactMap { $0 as? NSNumber }
+        bits = Atomic(coder.decodeFloat(forKey: "value").bitPattern)
+        super.init(coder: coder)
+        ParameterChangeNotifier.shared.register(self)
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(Int64(bitPattern: parameterAddress), forKey: "address")
+        coder.encode(minimum, forKey: "min")
+        coder.encode(maximum, forKey: "max")
+        coder.encode(Int64(parameterUnit.rawValue), forKey: "unit")
+        if let parameterUnitName { coder.encode(NSString(string: parameterUnitName), forKey: "unitName") }
+        coder.encode(Int64(parameterFlags.rawValue), forKey: "flags")
+        if let strings { coder.encode(NSArray(array: strings.map { NSString(string: $0) }), forKey: "valueStrings") }
+        if let dependents { coder.encode(NSArray(array: dependents), forKey: "dependentParameters") }
+        coder.encode(value, forKey: "value")
+    }
+
     /// The parameter's minimum value.
     open var minValue: AUValue { minimum }
     /// The parameter's maximum value.

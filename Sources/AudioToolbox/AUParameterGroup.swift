@@ -15,6 +15,20 @@ open class AUParameterGroup: AUParameterNode {
         for child in children { child.parent = self }
     }
 
+    public required init?(coder: NSCoder) {
+        let decoded = AUParameterNode.decodedObject(coder, "children") as? [Any] ?? []
+        groupChildren = decoded.compactMap { $0 as? AUParameterNode }
+        isTemplate = coder.decodeBool(forKey: "isTemplate")
+        super.init(coder: coder)
+        for child in groupChildren { child.parent = self }
+    }
+
+    open override func encode(with coder: NSCoder) {
+        super.encode(with: coder)
+        coder.encode(NSArray(array: groupChildren), forKey: "children")
+        if isTemplate { coder.encode(true, forKey: "isTemplate") }
+    }
+
     /// The group's child nodes.
     open var children: [AUParameterNode] { groupChildren }
 
@@ -71,6 +85,18 @@ open class AUParameterTree: AUParameterGroup {
     private let byAddress: [AUParameterAddress: AUParameter]
 
     package init(children: [AUParameterNode]) {
+        byAddress = AUParameterTree.index(children)
+        super.init(identifier: "", name: "", children: children)
+    }
+
+    public required init?(coder: NSCoder) {
+        let decoded = AUParameterNode.decodedObject(coder, "children") as? [Any] ?? []
+        byAddress = AUParameterTree.index(decoded.compactMap { $0 as? AUParameterNode })
+        super.init(coder: coder)
+    }
+
+    /// The first parameter at each address, depth first.
+    private static func index(_ children: [AUParameterNode]) -> [AUParameterAddress: AUParameter] {
         var table: [AUParameterAddress: AUParameter] = [:]
         func index(_ nodes: [AUParameterNode]) {
             for node in nodes {
@@ -82,8 +108,7 @@ open class AUParameterTree: AUParameterGroup {
             }
         }
         index(children)
-        byAddress = table
-        super.init(identifier: "", name: "", children: children)
+        return table
     }
 
     /// The parameter at `address`, or nil.

@@ -105,7 +105,7 @@ public typealias AUImplementorValueFromStringCallback = (_ param: AUParameter, _
 public typealias AUImplementorDisplayNameWithLengthCallback = (_ node: AUParameterNode, _ desiredLength: Int) -> String
 
 /// A node of an audio unit's parameter tree: an `AUParameter` or an `AUParameterGroup`.
-open class AUParameterNode: NSObject {
+open class AUParameterNode: NSObject, NSSecureCoding {
     /// What a node keeps behind its lock.
     struct State {
         var observers: [ObserverEntry] = []
@@ -146,6 +146,41 @@ open class AUParameterNode: NSObject {
         nodeIdentifier = identifier
         nodeDisplayName = displayName
         super.init()
+    }
+
+    // MARK: NSSecureCoding (as Apple's nodes adopt it: hosts archive parameter trees)
+    //
+    // What is archived is the tree's structure and values — identifiers, names, addresses,
+    // ranges, units, flags, value strings, dependents, values, children — not the implementor
+    // hooks or observers (closures, as on Apple platforms, where they do not cross an archive).
+
+    public class var supportsSecureCoding: Bool { true }
+
+    /// Every class a node's archive holds. (Passed for every key: swift-corelibs-foundation checks
+    /// a nested object's values against the classes allowed where that object was decoded, so a
+    /// parameter decoded as a child must allow strings and numbers there.)
+    static var codedClasses: [AnyClass] {
+        [NSString.self, NSNumber.self, NSArray.self, AUParameter.self, AUParameterGroup.self, AUParameterTree.self]
+    }
+
+    /// The object archived under `key`, or nil when there is none. (Checked first: asking a
+    /// secure swift-corelibs-foundation unarchiver for an absent key fails the whole decode.)
+    static func decodedObject(_ coder: NSCoder, _ key: String) -> Any? {
+        guard coder.containsValue(forKey: key) else { return nil }
+        return coder.decodeObject(of: codedClasses, forKey: key)
+    }
+
+    public required init?(coder: NSCoder) {
+        guard let identifier = AUParameterNode.decodedObject(coder, "identifier") as? NSString,
+              let name = AUParameterNode.decodedObject(coder, "displayName") as? NSString else { return nil }
+        nodeIdentifier = identifier as String
+        nodeDisplayName = name as String
+        super.init()
+    }
+
+    open func encode(with coder: NSCoder) {
+        coder.encode(NSString(string: nodeIdentifier), forKey: "identifier")
+        coder.encode(NSString(string: nodeDisplayName), forKey: "displayName")
     }
 
     deinit {

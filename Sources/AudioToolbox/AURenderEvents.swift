@@ -56,6 +56,10 @@ public typealias AURenderObserver = (_ actionFlags: AudioUnitRenderActionFlags, 
 public typealias AUScheduleMIDIEventBlock = (_ eventSampleTime: AUEventSampleTime, _ cable: UInt8, _ length: Int,
                                              _ midiBytes: UnsafePointer<UInt8>) -> Void
 
+/// Schedules (or sends) a MIDI event list — Universal MIDI Packets — at a sample time, for `cable`.
+public typealias AUMIDIEventListBlock = (_ eventSampleTime: AUEventSampleTime, _ cable: UInt8,
+                                         _ eventList: UnsafePointer<MIDIEventList>) -> OSStatus
+
 /// The host's tempo, time signature and beat position, asked at the start of a render cycle.
 /// Any pointer may be nil (not wanted). Returns false when the host cannot tell.
 public typealias AUHostMusicalContextBlock = (_ currentTempo: UnsafeMutablePointer<Double>?,

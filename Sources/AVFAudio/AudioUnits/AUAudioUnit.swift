@@ -52,7 +52,10 @@ open class AUAudioUnit: NSObject {
     /// call it) to build their busses and parameter tree.
     public init(componentDescription: AudioComponentDescription, options: AudioComponentInstantiationOptions = []) throws {
         storedDescription = componentDescription
-        eventScheduler = RenderEventScheduler()
+        // Units that take MIDI get slots for system-exclusive messages and MIDI event lists.
+        let takesMIDI = [kAudioUnitType_MusicDevice, kAudioUnitType_MusicEffect, kAudioUnitType_MIDIProcessor]
+            .contains(componentDescription.componentType)
+        eventScheduler = RenderEventScheduler(payloadSlots: takesMIDI ? 32 : 0)
         renderContext = AURenderContext(scheduler: eventScheduler)
         super.init()
     }
@@ -237,21 +240,58 @@ open class AUAudioUnit: NSObject {
     /// The number of virtual MIDI cables the unit takes (1 for MIDI-capable units).
     open var virtualMIDICableCount: Int { isMusicDeviceOrEffect ? 1 : 0 }
 
-    /// Schedules a MIDI message (up to three bytes) at a sample time, from any thread (nil for
-    /// units that take no MIDI). The unit receives it in its render event list as `.MIDI`.
-    /// Longer messages (system exclusive) are not carried yet: they are counted as dropped.
+    /// Schedules MIDI 1.0 data at a sample time, from any thread (nil for units that take no MIDI):
+    /// one or more complete messages (no running status), or one system-exclusive message
+    /// (`F0 … F7`) alone, as Apple's `AUScheduleMIDIEventBlock` documents. Each message reaches
+    /// the unit's render event list as `.MIDI` (system exclusive as `.midiSysEx`, its bytes
+    /// continuing past `data` as in Apple's `AUMIDIEvent`). Data that is not that — a stray data
+    /// byte, a truncated message, a system-exclusive message longer than about 1,000 bytes — is
+    /// dropped and counted, never blocking.
     open var scheduleMIDIEventBlock: AUScheduleMIDIEventBlock? {
         guard isMusicDeviceOrEffect else { return nil }
         let scheduler = eventScheduler
         return { time, cable, length, bytes in
-            guard length > 0 && length <= 3 else { scheduler.dropped.add(1, ordering: .relaxed); return }
-            var r = RenderEventRequest(time: time, type: .MIDI)
-            r.cable = cable
-            r.length = UInt8(length)
-            r.bytes = (bytes[0], length > 1 ? bytes[1] : 0, length > 2 ? bytes[2] : 0)
-            scheduler.push(r)
+            guard length > 0 else { return }
+            if bytes[0] == 0xF0 {
+                scheduler.pushSysEx(at: time, cable: cable, bytes: bytes, length: length)
+                return
+            }
+            var i = 0
+            while i < length {
+                let size = midiMessageLength(status: bytes[i])
+                guard size > 0, i + size <= length else { scheduler.dropped.add(1, ordering: .relaxed); return }
+                var r = RenderEventRequest(time: time, type: .MIDI)
+                r.cable = cable
+                r.length = UInt8(size)
+                r.bytes = (bytes[i], size > 1 ? bytes[i + 1] : 0, size > 2 ? bytes[i + 2] : 0)
+                scheduler.push(r)
+                i += size
+            }
         }
     }
+
+    /// Schedules a MIDI event list (Universal MIDI Packets, MIDI 1.0 or 2.0 protocol) at a sample
+    /// time, from any thread (nil for units that take no MIDI). The unit receives it in its render
+    /// event list as `.midiEventList` (copied: the caller's list may go away at once). Returns
+    /// `noErr`, or `kAudioUnitErr_CannotDoInCurrentContext` when it cannot be queued (a list larger
+    /// than a payload slot — more than three full packets — or too many pending), counted as dropped.
+    open var scheduleMIDIEventListBlock: AUMIDIEventListBlock? {
+        guard isMusicDeviceOrEffect else { return nil }
+        let scheduler = eventScheduler
+        return { time, cable, list in
+            scheduler.pushEventList(at: time, cable: cable, list: list) ? noErr : kAudioUnitErr_CannotDoInCurrentContext
+        }
+    }
+
+    /// The MIDI protocol the unit prefers for `scheduleMIDIEventListBlock` (MIDI 1.0 unless a
+    /// subclass says otherwise, as Apple's default).
+    open var audioUnitMIDIProtocol: MIDIProtocolID { ._1_0 }
+
+    /// The MIDI protocol the host sends with (set by the host before allocating render resources).
+    open var hostMIDIProtocol: MIDIProtocolID = ._1_0
+
+    /// Where the unit sends the MIDI event lists it produces (set by the host).
+    open var midiOutputEventListBlock: AUMIDIEventListBlock?
 
     /// Names of the unit's MIDI outputs.
     open var midiOutputNames: [String] { [] }
@@ -410,5 +450,19 @@ final class AURenderContext {
         if status != noErr { post |= AudioUnitRenderActionFlags.unitRenderAction_PostRenderError.rawValue }
         notify(AudioUnitRenderActionFlags(rawValue: post), timestamp, frames, bus)
         return status
+    }
+}
+
+/// Bytes in the MIDI 1.0 message that starts with `status` (0: not a status byte, or a
+/// system-exclusive start, which travels on its own).
+@inline(__always)
+func midiMessageLength(status: UInt8) -> Int {
+    switch status {
+    case 0x80...0xBF, 0xE0...0xEF: return 3
+    case 0xC0...0xDF: return 2
+    case 0xF1, 0xF3: return 2
+    case 0xF2: return 3
+    case 0xF6, 0xF8...0xFF: return 1
+    default: return 0   // data bytes, F0 (system exclusive), F4/F5 (undefined), F7 (end of exclusive)
     }
 }

@@ -349,4 +349,21 @@ open class AVAudioUnitMIDIInstrument: AVAudioUnit, AVAudioMixing {
     open func sendMIDIEvent(_ midiStatus: UInt8, data1: UInt8, data2: UInt8) { send([midiStatus, data1, data2]) }
     /// Sends a MIDI 1.0 message of two bytes.
     open func sendMIDIEvent(_ midiStatus: UInt8, data1: UInt8) { send([midiStatus, data1]) }
+
+    /// Sends a system-exclusive message: the complete data, `F0` to `F7` (Apple's contract). The
+    /// unit receives it as a `.midiSysEx` render event (messages longer than about 1,000 bytes are
+    /// dropped and counted).
+    open func sendMIDISysExEvent(_ midiData: Data) {
+        guard !midiData.isEmpty, let block = auAudioUnit.scheduleMIDIEventBlock else { return }
+        midiData.withUnsafeBytes { raw in
+            block(AUEventSampleTimeImmediate, 0, raw.count, raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// Sends a MIDI event list (Universal MIDI Packets) to the instrument, as a `.midiEventList`
+    /// render event.
+    open func send(_ eventList: UnsafePointer<MIDIEventList>) {
+        guard let block = auAudioUnit.scheduleMIDIEventListBlock else { return }
+        _ = block(AUEventSampleTimeImmediate, 0, eventList)
+    }
 }

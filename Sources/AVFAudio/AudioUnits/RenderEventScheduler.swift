@@ -42,6 +42,10 @@ struct RenderEventRequest {
     var cable: UInt8 = 0
     var length: UInt8 = 0
     var bytes: (UInt8, UInt8, UInt8) = (0, 0, 0)
+    /// `.midiSysEx` and `.midiEventList`: the payload slot holding the event (RenderEventPayloads.swift)
+    /// and, for system exclusive, the message's length.
+    var slot: Int32 = -1
+    var payloadLength: UInt16 = 0
 
     static func parameter(_ address: AUParameterAddress, _ value: AUValue, at time: AUEventSampleTime, ramp: AUAudioFrameCount) -> RenderEventRequest {
         RenderEventRequest(time: time, type: ramp > 0 ? .parameterRamp : .parameter, address: address, value: value, ramp: ramp)
@@ -89,8 +93,19 @@ final class RenderEventScheduler {
     private let nodes: UnsafeMutablePointer<AURenderEvent>
     /// Events lost because the queue or the pending list was full (never blocking).
     let dropped = Atomic<Int>(0)
+    /// Slots for system-exclusive messages and MIDI event lists (nil: the unit takes no MIDI).
+    let payloads: RenderEventPayloads?
+    private let payloadsRef: Unmanaged<RenderEventPayloads>?
+    /// The slots linked into the last event list (returned to the pool when the next is built).
+    private let deliveredSlots: UnsafeMutablePointer<Int32>
+    private var deliveredCount = 0
 
-    init(capacity: Int = 4096) {
+    /// - Parameter payloadSlots: slots for variable-size MIDI events (0 for units without MIDI).
+    init(capacity: Int = 4096, payloadSlots: Int = 0) {
+        let payloads = payloadSlots > 0 ? RenderEventPayloads(slotCount: payloadSlots) : nil
+        self.payloads = payloads
+        payloadsRef = payloads.map { .passUnretained($0) }
+        deliveredSlots = .allocate(capacity: max(1, payloadSlots))
         self.capacity = max(2, capacity)
         queue = RenderEventRequestQueue(capacity: self.capacity)
         queueRef = .passUnretained(queue)
@@ -102,6 +117,7 @@ final class RenderEventScheduler {
     deinit {
         pending.deallocate()
         nodes.deallocate()
+        deliveredSlots.deallocate()
     }
 
     // MARK: producers (any thread)
@@ -111,7 +127,51 @@ final class RenderEventScheduler {
     func push(_ request: RenderEventRequest) -> Bool {
         if queue.push(request) { return true }
         dropped.add(1, ordering: .relaxed)
+        release(request)
         return false
+    }
+
+    /// Queues a system-exclusive message (`F0 … F7`, copied); false (counted) when it does not fit
+    /// a payload slot, no slot is free, or the unit takes no MIDI.
+    @discardableResult
+    func pushSysEx(at time: AUEventSampleTime, cable: UInt8, bytes: UnsafePointer<UInt8>, length: Int) -> Bool {
+        guard let payloads, length > 0, length <= RenderEventPayloads.maximumSysExBytes, let slot = payloads.take() else {
+            dropped.add(1, ordering: .relaxed)
+            return false
+        }
+        (payloads.slot(slot) + RenderEventPayloads.sysExDataOffset).copyMemory(from: bytes, byteCount: length)
+        var r = RenderEventRequest(time: time, type: .midiSysEx)
+        r.cable = cable
+        r.slot = slot
+        r.payloadLength = UInt16(length)
+        return push(r)
+    }
+
+    /// Queues a MIDI event list (copied); false (counted) when it does not fit a payload slot, no
+    /// slot is free, or the unit takes no MIDI.
+    @discardableResult
+    func pushEventList(at time: AUEventSampleTime, cable: UInt8, list: UnsafePointer<MIDIEventList>) -> Bool {
+        let room = RenderEventPayloads.slotBytes - RenderEventPayloads.eventListOffset
+        guard let payloads, let bytes = RenderEventPayloads.byteCount(of: list, limit: room), let slot = payloads.take() else {
+            dropped.add(1, ordering: .relaxed)
+            return false
+        }
+        (payloads.slot(slot) + RenderEventPayloads.eventListOffset).copyMemory(from: list, byteCount: bytes)
+        var r = RenderEventRequest(time: time, type: .midiEventList)
+        r.cable = cable
+        r.slot = slot
+        return push(r)
+    }
+
+    /// Gives back the payload slot of a request that will not be delivered.
+    @inline(__always)
+    private func release(_ request: RenderEventRequest) {
+        if request.slot >= 0 {
+            if let payloads = payloadsRef {
+                let slot = request.slot
+                payloads._withUnsafeGuaranteedRef { $0.give(slot) }
+            }
+        }
     }
 
     /// Queues a parameter change.
@@ -138,7 +198,7 @@ final class RenderEventScheduler {
     }
 
     private func insert(_ event: ScheduledRenderEvent) {
-        guard count < capacity else { dropped.add(1, ordering: .relaxed); return }
+        guard count < capacity else { dropped.add(1, ordering: .relaxed); release(event.request); return }
         // Latest first; an event goes after (nearer the end than) every later event and before
         // every event of the same or an earlier time it meets... so that equal times keep
         // arrival order: earlier arrivals sit nearer the end and are taken first.
@@ -173,11 +233,51 @@ final class RenderEventScheduler {
     /// `AURenderEvent` list (nil when none). Times before `cycleStart` become `cycleStart`. The
     /// list stays valid until the next call.
     func eventList(before end: Int64, cycleStart: Int64) -> UnsafePointer<AURenderEvent>? {
+        // The previous list's payload slots go back to the pool (that list is no longer valid).
+        if deliveredCount > 0, let payloads = payloadsRef {
+            var i = 0
+            while i < deliveredCount {
+                let slot = deliveredSlots[i]
+                payloads._withUnsafeGuaranteedRef { $0.give(slot) }
+                i += 1
+            }
+            deliveredCount = 0
+        }
+        var first: UnsafeMutablePointer<AURenderEvent>?
+        var last: UnsafeMutablePointer<AURenderEvent>?
         var n = 0
         while n < capacity, let e = popDue(before: end) {
-            let node = nodes + n
             let time = max(cycleStart, e.sampleTime)
             let r = e.request
+            var node = nodes + n
+            if r.slot >= 0, let payloads = payloadsRef {
+                // The slot is the event: fill in its header around the data the producer copied.
+                let slot = r.slot
+                node = payloads._withUnsafeGuaranteedRef { $0.slot(slot) }.assumingMemoryBound(to: AURenderEvent.self)
+                deliveredSlots[deliveredCount] = slot
+                deliveredCount += 1
+                if r.type == .midiSysEx {
+                    var midi = node.pointee.MIDI
+                    midi.next = nil
+                    midi.eventSampleTime = time
+                    midi.eventType = .midiSysEx
+                    midi.reserved = 0
+                    midi.length = r.payloadLength
+                    midi.cable = r.cable
+                    node.pointee.MIDI = midi
+                } else {
+                    var list = node.pointee.MIDIEventsList
+                    list.next = nil
+                    list.eventSampleTime = time
+                    list.eventType = .midiEventList
+                    list.reserved = 0
+                    list.cable = r.cable
+                    node.pointee.MIDIEventsList = list
+                }
+                if let last { last.pointee.head.next = node } else { first = node }
+                last = node
+                continue
+            }
             switch r.type {
             case .parameter, .parameterRamp:
                 node.pointee.parameter = AUParameterEvent(next: nil, eventSampleTime: time, eventType: r.type, reserved: (0, 0, 0),
@@ -191,15 +291,20 @@ final class RenderEventScheduler {
                 midi.data = r.bytes
                 node.pointee.MIDI = midi
             }
-            if n > 0 { (nodes + n - 1).pointee.head.next = node }
+            node.pointee.head.next = nil
+            if let last { last.pointee.head.next = node } else { first = node }
+            last = node
             n += 1
         }
-        return n > 0 ? UnsafePointer(nodes) : nil
+        return first.map { UnsafePointer($0) }
     }
 
     /// Drops every pending event (render thread, or control side with rendering stopped).
     func removeAll() {
-        while queueRef._withUnsafeGuaranteedRef({ $0.pop() }) != nil {}
-        count = 0
+        while let request = queueRef._withUnsafeGuaranteedRef({ $0.pop() }) { release(request) }
+        while count > 0 {
+            count -= 1
+            release(pending[count].request)
+        }
     }
 }

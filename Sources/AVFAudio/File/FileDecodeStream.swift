@@ -74,12 +74,25 @@ final class FileDecodeStream {
         return try decode(with: codec, frames: frames, at: position, into: buffer, offset: offset)
     }
 
+    /// Reads that convert, of at least this many stored bytes, decode from a mapping of the file.
+    static let mappedBytes = 1 << 20
     /// Reads of at least this many stored bytes are split over two threads.
     static let splitBytes = 16 << 20
     /// The second half's codec (its own staging memory), made on first use.
     private var secondCodec: FileSampleCodec?
 
     private func decode(with codec: FileSampleCodec, frames: Int, at position: Int64, into buffer: AVAudioPCMBuffer, offset: Int) throws -> Int {
+        // A large read that converts decodes straight from a mapping of the file: one pass over
+        // the samples instead of a kernel copy into staging and a second pass out of it (see
+        // FileMapping.swift, which also keeps a file truncated meanwhile from crashing the process).
+        if !codec.isDirect, frames * description.bytesPerFrame >= FileDecodeStream.mappedBytes,
+           let pcm = reader as? AudioFileReader,
+           let got = try pcm.withMappedFrames(frames, startingAt: position, { bytes, count in
+               codec.decode(mapped: bytes, frames: count, into: buffer, offset: offset)
+               return count
+           }) {
+            return got
+        }
         var done = 0
         // Without conversion the file's bytes go straight into the buffer: one read for the whole
         // request, as libsndfile does (measured against 1 MiB and 256 KiB reads on a 230 MB float32

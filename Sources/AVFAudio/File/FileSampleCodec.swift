@@ -75,6 +75,12 @@ final class FileSampleCodec {
         return got
     }
 
+    /// Converts `frames` stored frames at `bytes` (a mapping of the file) into `buffer` at frame `offset`.
+    func decode(mapped bytes: UnsafeRawPointer, frames: Int, into buffer: AVAudioPCMBuffer, offset: Int) {
+        SampleConversion.decode(frameCount: frames, from: bytes, encoding: encoding, bigEndian: bigEndian,
+                                to: buffer.processingBufferPointer, atFrame: offset)
+    }
+
     /// Writes `frames` (≤ chunkFrames) frames of `buffer` from frame `offset`.
     func encode(from buffer: AVAudioPCMBuffer, offset: Int, frames: Int, to writer: AudioFileWriter, atFrame frame: Int64) throws {
         if direct {
