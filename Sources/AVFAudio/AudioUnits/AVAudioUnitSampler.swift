@@ -15,6 +15,7 @@
 // sentence saying they are not supported yet.
 import SoundBanks
 import SamplerSynth
+import AudioFileFormats
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -167,13 +168,18 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         }
         let size = Int(info.st_size)
         // Mapped, not read: the parser converts the sample data straight from the page cache.
-        if size > 0, let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED {
-            defer { munmap(map, size) }
+        // (FileMapping turns a file truncated under us into zeros and a damaged flag instead of SIGBUS.)
+        if let mapping = FileMapping(fd: fd, size: size) {
+            let font: SoundFont
             do {
-                return try SoundFont.parse(UnsafeRawBufferPointer(start: map, count: size))
+                font = try SoundFont.parse(mapping.bytes)
             } catch let e as SoundBankError {
                 throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
             }
+            guard mapping.isIntact else {
+                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' was truncated while it was being read")
+            }
+            return font
         }
         var bytes = [UInt8](repeating: 0, count: max(0, size))
         var done = 0

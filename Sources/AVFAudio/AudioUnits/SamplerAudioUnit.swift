@@ -20,6 +20,9 @@ final class SamplerAudioUnit: AUAudioUnit {
         var synth: Unmanaged<SamplerSynth>?
         var scratch: UnsafeMutablePointer<Float>?
         var scratchFrames = 0
+        /// Where an `AUMIDIEventList`'s `MIDIEventList` starts (computed here, on the control side:
+        /// a key path is an object).
+        let eventListOffset = MemoryLayout<AUMIDIEventList>.offset(of: \AUMIDIEventList.eventList)!
         deinit {
             synth?.release()
             scratch?.deallocate()
@@ -130,6 +133,8 @@ final class SamplerAudioUnit: AUAudioUnit {
                 if e.pointee.head.eventType == .MIDI {
                     let m = e.pointee.MIDI
                     if m.length >= 1 { synth.handleMIDI(m.data.0, m.length > 1 ? m.data.1 : 0, m.length > 2 ? m.data.2 : 0) }
+                } else if e.pointee.head.eventType == .midiEventList {
+                    handleEventList(UnsafeRawPointer(e) + state.eventListOffset, synth)
                 }
                 event = UnsafePointer(e.pointee.head.next)
             }
@@ -147,5 +152,53 @@ final class SamplerAudioUnit: AUAudioUnit {
         }
         flags.pointee.remove(.unitRenderAction_OutputIsSilence)
         return noErr
+    }
+
+    /// The channel-voice messages of a Universal MIDI Packet list (MIDIServices.h layout: protocol,
+    /// packet count, then packets of time stamp, word count and words), as MIDI 1.0 messages:
+    /// MIDI 1.0 channel voice (type 2) as they are; MIDI 2.0 channel voice (type 4) with their
+    /// values scaled down to 7 bits (14 for pitch bend; a note-on's velocity never to 0; a program
+    /// change's bank, when flagged valid, as bank select). Other message types are skipped.
+    @inline(__always)
+    static func handleEventList(_ list: UnsafeRawPointer, _ synth: SamplerSynth) {
+        let packets = Int(list.loadUnaligned(fromByteOffset: 4, as: UInt32.self))
+        var p = list + 8
+        var n = 0
+        while n < packets {
+            let count = Int(min(64, p.loadUnaligned(fromByteOffset: 8, as: UInt32.self)))
+            var i = 0
+            while i < count {
+                let w0 = p.loadUnaligned(fromByteOffset: 12 + 4 * i, as: UInt32.self)
+                let type = Int(w0 >> 28)
+                let size = type <= 2 || type == 6 || type == 7 ? 1 : (type <= 4 || type >= 8 && type <= 0xA ? 2 : (type <= 0xC && type >= 0xB ? 3 : 4))
+                let status = UInt8(truncatingIfNeeded: w0 >> 16), d1 = UInt8(truncatingIfNeeded: w0 >> 8) & 0x7F
+                if type == 2 {
+                    synth.handleMIDI(status, d1, UInt8(truncatingIfNeeded: w0) & 0x7F)
+                } else if type == 4 && i + 1 < count {
+                    let w1 = p.loadUnaligned(fromByteOffset: 16 + 4 * i, as: UInt32.self)
+                    switch status & 0xF0 {
+                    case 0x90:
+                        let v = UInt8(truncatingIfNeeded: w1 >> 25)
+                        synth.handleMIDI(status, d1, w1 >> 16 == 0 ? 0 : max(1, v))
+                    case 0x80, 0xA0: synth.handleMIDI(status, d1, UInt8(truncatingIfNeeded: w1 >> 25))
+                    case 0xB0: synth.handleMIDI(status, d1, UInt8(truncatingIfNeeded: w1 >> 25))
+                    case 0xC0:
+                        if w0 & 1 != 0 {
+                            synth.handleMIDI(0xB0 | (status & 0x0F), 0, UInt8(truncatingIfNeeded: w1 >> 8) & 0x7F)
+                            synth.handleMIDI(0xB0 | (status & 0x0F), 32, UInt8(truncatingIfNeeded: w1) & 0x7F)
+                        }
+                        synth.handleMIDI(status, UInt8(truncatingIfNeeded: w1 >> 24) & 0x7F, 0)
+                    case 0xD0: synth.handleMIDI(status, UInt8(truncatingIfNeeded: w1 >> 25), 0)
+                    case 0xE0:
+                        let bend = w1 >> 18
+                        synth.handleMIDI(status, UInt8(truncatingIfNeeded: bend) & 0x7F, UInt8(truncatingIfNeeded: bend >> 7) & 0x7F)
+                    default: break
+                    }
+                }
+                i += size
+            }
+            p += 12 + 4 * count
+            n += 1
+        }
     }
 }

@@ -284,4 +284,35 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         #expect(plain > 0)
         #expect(abs(with24 / plain - 1.5) < 1e-4, "\(with24) / \(plain)")
     }
+
+    @Test func midi2EventListsPlayNotes() throws {
+        // AVAudioUnitMIDIInstrument.send(_:) with a MIDI 2.0 note-on (type 4, velocity 0xFFFF):
+        // the built-in tone sounds A4 as from a MIDI 1.0 note-on at velocity 127
+        let sampler = AVAudioUnitSampler()
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let engine = AVAudioEngine()
+        try engine.enableManualRenderingMode(.offline, format: format, maximumFrameCount: 4_096)
+        engine.attach(sampler)
+        engine.connect(sampler, to: engine.mainMixerNode, format: format)
+        try engine.start()
+        let words: [UInt32] = [0x4090_4500, 0xFFFF_0000]
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(8 + 12 + 8, MemoryLayout<MIDIEventList>.size), alignment: 8)
+        defer { raw.deallocate() }
+        raw.storeBytes(of: MIDIProtocolID._2_0.rawValue, toByteOffset: 0, as: Int32.self)
+        raw.storeBytes(of: UInt32(1), toByteOffset: 4, as: UInt32.self)
+        raw.storeBytes(of: UInt64(0), toByteOffset: 8, as: UInt64.self)
+        raw.storeBytes(of: UInt32(2), toByteOffset: 16, as: UInt32.self)
+        for (i, w) in words.enumerated() { raw.storeBytes(of: w, toByteOffset: 20 + 4 * i, as: UInt32.self) }
+        sampler.send(UnsafePointer(raw.assumingMemoryBound(to: MIDIEventList.self)))
+        let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 4_096)!
+        var left: [Float] = []
+        for _ in 0..<6 {
+            _ = try engine.renderOffline(4_096, to: buffer)
+            left += UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))
+        }
+        engine.stop()
+        let midi1 = try renderSampler(AVAudioUnitSampler(), events: [(0, [0x90, 69, 127])], frames: left.count)
+        #expect(abs(ToneAnalysis.stats(left[6_000...], sampleRate: 48_000, expected: 440).centsError) < 0.05)
+        #expect(abs(rmsDB(left[6_000...]) - rmsDB(midi1.left[6_000...])) < 0.01)
+    }
 }
