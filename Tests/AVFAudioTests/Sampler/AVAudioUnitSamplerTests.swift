@@ -315,4 +315,27 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         #expect(abs(ToneAnalysis.stats(left[6_000...], sampleRate: 48_000, expected: 440).centsError) < 0.05)
         #expect(abs(rmsDB(left[6_000...]) - rmsDB(midi1.left[6_000...])) < 0.01)
     }
+
+    @Test func loopModes() throws {
+        // 40 cycles of 100 points at 44 kHz (91 ms), loop over cycles 1…38; release 5 s.
+        // Mode 1 keeps looping through the release; mode 3 leaves the loop at the note-off and
+        // plays to the sample's end (then the voice ends); mode 0 plays the sample once.
+        func render(mode: Int16) throws -> [Float] {
+            var b = SoundFontBuilder.sine(period: 100, cycles: 40)
+            b.instrumentGenerators = [(Gen.sampleModes, mode), (Gen.releaseVolEnv, Gen.timecents(5))]
+            let url = try b.write()
+            defer { try? FileManager.default.removeItem(at: url) }
+            let sampler = AVAudioUnitSampler()
+            try sampler.loadInstrument(at: url)
+            return try renderSampler(sampler, events: [(0, [0x90, 69, 127]), (24_000, [0x80, 69, 0])], frames: 48_000).left
+        }
+        let looped = try render(mode: 1), untilRelease = try render(mode: 3), once = try render(mode: 0)
+        // before the note-off: modes 1 and 3 loop alike; mode 0 has ended after 4000 points (≈ 4364 frames)
+        #expect(rmsDB(looped[20_000..<24_000]) > -20 && abs(rmsDB(untilRelease[20_000..<24_000]) - rmsDB(looped[20_000..<24_000])) < 0.01)
+        #expect(once[4_500...].allSatisfy { $0 == 0 })
+        // after the note-off: mode 1 still sounds (a 5 s release), mode 3 has run off the end within 4000 points
+        #expect(rmsDB(looped[30_000..<34_000]) > -25)
+        #expect(untilRelease[(24_000 + 4_500)...].allSatisfy { $0 == 0 })
+        #expect(rmsDB(untilRelease[24_000..<24_500]) > -25)
+    }
 }
