@@ -55,11 +55,19 @@ let package = Package(
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
         .target(name: "AudioDevices", swiftSettings: swift5),
+        // SoundFont 2 banks: the RIFF parser and zone resolution. No Apple names.
+        .target(name: "SoundBanks", swiftSettings: optimize),
+        // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
+        // No Apple names; nothing allocated or locked on the render side.
+        .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels"], swiftSettings: optimize),
+        // The sampler's per-voice loops (interpolation, low-pass, mix) in C: AVX2 + FMA variants
+        // chosen at runtime, and portable ones. No Apple names; no allocation.
+        .target(name: "CSamplerKernels"),
         // The public API façade: AVAudioFormat, AVAudioPCMBuffer, AVAudioFile, ...
         // "Lifetimes" (an experimental feature, not an unsafe flag: SwiftPM accepts it in
         // dependencies) lets AVReadOnlyAudioPCMBuffer.channelData(_:) return Spans tied to the
         // buffer, as Apple declares it; clients need no flag to call it.
-        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats", "AudioDevices", "MIDIFiles"],
+        .target(name: "AVFAudio", dependencies: ["CoreAudioTypes", "AudioToolbox", "AudioKernels", "AudioCodecs", "AudioFileFormats", "AudioDevices", "MIDIFiles", "SoundBanks", "SamplerSynth"],
                 swiftSettings: optimize + [.enableExperimentalFeature("Lifetimes")]),
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),

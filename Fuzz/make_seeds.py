@@ -12,7 +12,7 @@ Seeds come from:
 - structured byte strings for the settings and converter targets, and random ones (fixed seed).
 Standard library only, except the optional soundfile/numpy seeds.
 """
-import glob, os, random, struct, sys
+import glob, math, os, random, struct, sys
 
 out = sys.argv[1] if len(sys.argv) > 1 else '.build-fuzz/corpus'
 MAX = 16384
@@ -133,6 +133,7 @@ except Exception as e:
 # ---- Files on the machine (the corpus tests' sources) ----
 def target_for(head):
     magic = head[:4]
+    if magic == b'RIFF' and head[8:12] == b'sfbk': return 'sf2'
     if magic in (b'RIFF', b'RIFX', b'RF64', b'BW64'): return 'wav'
     if magic == b'FORM': return 'aiff'
     if magic == b'caff': return 'caf'
@@ -176,6 +177,66 @@ try:
                 put(t, 'sndfile-%s-%s' % (fmt, sub), data)
 except Exception:
     pass
+
+
+# ---- SoundFont 2 banks (sf2): built field by field: one or two samples, instruments with global
+# and local zones, key/velocity splits, loops, sm24, every generator at a few values ----
+def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1, presets=1, loop_mode=1, rng=random.Random(7)):
+    def ck(cid, payload):
+        return cid + struct.pack('<I', len(payload)) + payload + (b'\0' if len(payload) % 2 else b'')
+    def lst(kind, chunks):
+        return ck(b'LIST', kind + b''.join(chunks))
+    def name(s):
+        return (s.encode() + b'\0' * 20)[:20]
+    info = lst(b'INFO', [ck(b'ifil', struct.pack('<HH', *version)), ck(b'isng', b'EMU8000\0'), ck(b'INAM', b'Seed\0\0')])
+    pcm, headers, pos = b'', b'', 0
+    for i in range(n_samples):
+        n = 200 + 50 * i
+        pts = [int(12000 * math.sin(2 * math.pi * k / (20 + 7 * i))) for k in range(n)]
+        pcm += struct.pack('<%dh' % n, *pts) + b'\0' * 92
+        headers += name('S%d' % i) + struct.pack('<IIIIIBbHH', pos, pos + n, pos + 20, pos + n - 20, 22050 + 11025 * i, 60 + i, i - 1, 0, 1)
+        pos += n + 46
+    headers += name('EOS') + b'\0' * 26
+    sd = [ck(b'smpl', pcm)]
+    if sm24:
+        sd.append(ck(b'sm24', bytes(rng.randrange(256) for _ in range(len(pcm) // 2))))
+    sdta = lst(b'sdta', sd)
+    igen, ibag = b'', b''
+    # global zone, then `zones` local zones with key splits
+    ibag += struct.pack('<HH', 0, 0)
+    igen += struct.pack('<HH', 54, loop_mode) + b''.join(struct.pack('<Hh', g, v) for g, v in gens)
+    for z in range(zones):
+        ibag += struct.pack('<HH', len(igen) // 4, 0)
+        lo, hi = z * 128 // zones, (z + 1) * 128 // zones - 1
+        igen += struct.pack('<HBB', 43, lo, hi) + struct.pack('<HBB', 44, 0, 127) + struct.pack('<HH', 53, z % n_samples)
+    ibag += struct.pack('<HH', len(igen) // 4, 0)
+    igen += b'\0' * 4
+    inst = name('I') + struct.pack('<H', 0) + name('EOI') + struct.pack('<H', zones + 1)
+    pgen, pbag, phdr = b'', b'', b''
+    for p in range(presets):
+        phdr += name('P%d' % p) + struct.pack('<HHHIII', p, 128 if p == presets - 1 and presets > 1 else 0, len(pbag) // 4, 0, 0, 0)
+        pbag += struct.pack('<HH', len(pgen) // 4, 0)
+        pgen += b''.join(struct.pack('<Hh', g, v) for g, v in pgens) + struct.pack('<HH', 41, 0)
+    phdr += name('EOP') + struct.pack('<HHHIII', 0, 0, len(pbag) // 4, 0, 0, 0)
+    pbag += struct.pack('<HH', len(pgen) // 4, 0)
+    pgen += b'\0' * 4
+    mod = b'\0' * 10
+    pdta = lst(b'pdta', [ck(b'phdr', phdr), ck(b'pbag', pbag), ck(b'pmod', mod), ck(b'pgen', pgen), ck(b'inst', inst),
+                         ck(b'ibag', ibag), ck(b'imod', mod), ck(b'igen', igen), ck(b'shdr', headers)])
+    body = b'sfbk' + info + sdta + pdta
+    return b'RIFF' + struct.pack('<I', len(body)) + body
+
+put('sf2', 'gen-minimal.sf2', sf2_bank())
+put('sf2', 'gen-sm24.sf2', sf2_bank(sm24=True, version=(2, 4)))
+put('sf2', 'gen-split.sf2', sf2_bank(n_samples=2, zones=4, presets=3))
+put('sf2', 'gen-unlooped.sf2', sf2_bank(loop_mode=0))
+put('sf2', 'gen-release-loop.sf2', sf2_bank(loop_mode=3))
+for gi, (g, values) in enumerate([(8, (1500, 13500)), (9, (0, 960)), (5, (-12000, 12000)), (6, (100,)), (7, (1200,)),
+                                  (13, (960,)), (17, (-500, 500)), (22, (-16000, 4500)), (24, (0,)), (26, (-12000, 8000)),
+                                  (34, (-12000, 8000)), (36, (5000,)), (37, (1440,)), (38, (-12000, 8000)), (39, (1200,)),
+                                  (48, (1440,)), (51, (-120, 120)), (52, (-99, 99)), (56, (0, 1200)), (57, (1,)), (58, (0, 127)),
+                                  (0, (150, -150)), (2, (-30, 30)), (3, (50,)), (46, (60,)), (47, (10,))]):
+    put('sf2', 'gen-g%d.sf2' % g, sf2_bank(gens=[(g, v) for v in values[:1]], pgens=[(g, values[-1])] if g not in (0, 2, 3, 46, 47, 54, 57, 58) else []))
 
 # ---- settings and converter ----
 rng = random.Random(7)

@@ -22,6 +22,7 @@ let suites: [Suite] = [
     Suite(name: "engine", summary: "AVAudioEngine offline renders: webaudio-benchmark scenarios + 64-player mix (--serve: driver protocol)", run: EngineSuite.run),
     Suite(name: "fx-eqdelay", summary: "AVAudioUnitEQ (10 bands) and AVAudioUnitDelay on 60 s stereo 48 kHz, offline", run: EQDelaySuite.run),
     Suite(name: "fx-time", summary: "AVAudioUnitTimePitch / AVAudioUnitVarispeed on 60 s stereo 48 kHz, offline, vs the rubberband CLI", run: TimeEffectSuite.run),
+    Suite(name: "sampler", summary: "AVAudioUnitSampler rendering a MIDI event list with a SoundFont, offline (--input=EVENTS --soundfont=SF2 [--out=WAV])", run: SamplerSuite.run),
     Suite(name: "fx-reverb", summary: "AVAudioUnitReverb / AVAudioUnitDistortion on 60 s stereo 48 kHz, offline (--peers: pedalboard; --quality: RT60, echo density, alias)", run: ReverbDistortionSuite.run),
 ]
 

@@ -16,5 +16,6 @@ struct FuzzTarget {
         .settings,
         .converter,
         .smf,
+        .sf2,
     ]
 }

@@ -1,0 +1,53 @@
+// AVAudioUnitSampler.loadInstrument(at:) on the bytes as a SoundFont bank, then a few cycles of
+// notes through the unit's own render block: the parser (chunk walk, pdta records, zone
+// resolution, the region cap) and the voice engine on whatever zones the bank describes (loop
+// points, tunings, envelope times, filter settings at their extremes).
+//
+// Checks beyond "no crash, no hang, no leak, no huge allocation": a load either succeeds or throws
+// a readable AVFAudio error; rendering returns noErr and finite samples.
+import AVFoundation
+
+extension FuzzTarget {
+    static let sf2 = FuzzTarget(name: "sf2", structure: .riff) { loadSoundFont($0) }
+}
+
+func loadSoundFont(_ bytes: [UInt8]) {
+    let url = scratchFile(bytes, fileExtension: "sf2")
+    let sampler = AVAudioUnitSampler()
+    do {
+        if bytes.count & 1 == 0 {
+            try sampler.loadInstrument(at: url)
+        } else {
+            try sampler.loadSoundBankInstrument(at: url, program: bytes.count > 20 ? bytes[20] & 0x7F : 0,
+                                                bankMSB: UInt8(kAUSampler_DefaultMelodicBankMSB), bankLSB: 0)
+        }
+    } catch {
+        expectReadableError(error, "AVAudioUnitSampler.loadInstrument(at:)")
+        return
+    }
+    let unit = sampler.auAudioUnit
+    unit.maximumFramesToRender = 512
+    do { try unit.allocateRenderResources() } catch { fuzzFailure("allocateRenderResources: \(error)") }
+    guard let schedule = unit.scheduleMIDIEventBlock else { fuzzFailure("the sampler takes no MIDI") }
+    let format = unit.outputBusses[0].format
+    let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 512)!
+    buffer.frameLength = 512
+    let render = unit.renderBlock
+    var flags = AudioUnitRenderActionFlags(rawValue: 0)
+    var stamp = AudioTimeStamp()
+    stamp.mFlags = .sampleTimeValid
+    // notes across the keyboard and velocities, a bend and a release, then render
+    let notes: [[UInt8]] = [[0x90, 60, 100], [0x90, 36, 127], [0x91, 84, 20], [0xE0, 0, 0x7F], [0xB0, 1, 127], [0x99, 42, 90]]
+    for (i, n) in notes.enumerated() { n.withUnsafeBufferPointer { schedule(AUEventSampleTime(i * 37), 0, n.count, $0.baseAddress!) } }
+    for cycle in 0..<6 {
+        if cycle == 3 { [UInt8](arrayLiteral: 0x80, 60, 0).withUnsafeBufferPointer { schedule(AUEventSampleTime(cycle * 512 + 5), 0, 3, $0.baseAddress!) } }
+        stamp.mSampleTime = Double(cycle * 512)
+        let status = render(&flags, &stamp, 512, 0, buffer.mutableAudioBufferList, nil)
+        guard status == noErr else { fuzzFailure("render returned \(status)") }
+        for c in 0..<Int(format.channelCount) {
+            let p = buffer.floatChannelData![c]
+            for i in 0..<512 where !p[i].isFinite { fuzzFailure("non-finite sample \(p[i]) at cycle \(cycle) frame \(i)") }
+        }
+    }
+    unit.deallocateRenderResources()
+}

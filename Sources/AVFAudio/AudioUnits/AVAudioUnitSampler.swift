@@ -1,0 +1,199 @@
+// AVAudioUnitSampler: Apple's sampler instrument (AUSampler), playing SoundFont 2 banks and
+// audio files through the voice engine in Sources/SamplerSynth (bank parsing in Sources/SoundBanks).
+//
+// Loading reads the whole file and builds the instrument on the calling thread (as Apple says:
+// "reads from the file and allocates memory, so it should not be called on a real-time thread");
+// a running engine picks the new instrument up at its next cycle. Until something is loaded the
+// sampler plays a built-in generated tone (Apple's sampler also sounds out of the box; its tone
+// is not published, ours is described in SamplerInstrument.builtInTone).
+//
+// Errors (NSError, domain "com.apple.coreaudio.avfaudio"): a file that cannot be read — its
+// POSIX reason (NSFileReadNoSuchFileError's −43 `fnfErr` for a missing file, as Apple's sampler
+// reports it); a file that is not a valid bank — `kAudioUnitErr_InvalidFile` (−10871) with the
+// chunk and byte offset; a bank without the requested preset — `kAudioUnitErr_InvalidPropertyValue`
+// (−10851); DLS banks, `.aupreset` and EXS24 instruments — `kAudioUnitErr_InvalidFile` with a
+// sentence saying they are not supported yet.
+import SoundBanks
+import SamplerSynth
+import AudioFileFormats
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An instrument that plays samples: SoundFont banks, or audio files mapped to keys.
+open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
+    private var samplerUnit: SamplerAudioUnit { auAudioUnit as! SamplerAudioUnit }
+
+    /// Creates a sampler that plays the built-in tone until an instrument is loaded.
+    public init() {
+        super.init(wrapping: SamplerAudioUnit())
+    }
+
+    /// Creates a sampler for Apple's sampler component ('aumu'/'samp'/'appl'); other descriptions
+    /// are created as AVAudioUnitMIDIInstrument does (a registered music device).
+    public override init(audioComponentDescription description: AudioComponentDescription) {
+        if description.componentType == kAudioUnitType_MusicDevice && description.componentSubType == kAudioUnitSubType_Sampler {
+            super.init(wrapping: SamplerAudioUnit())
+        } else {
+            super.init(audioComponentDescription: description)
+        }
+    }
+
+    open override var name: String { "AUSampler" }
+    open override var manufacturerName: String { "Apple" }
+
+    /// Loads one instrument (preset) of a SoundFont bank. `bankMSB` is usually
+    /// `kAUSampler_DefaultMelodicBankMSB` (0x79: the SoundFont bank is `bankLSB`) or
+    /// `kAUSampler_DefaultPercussionBankMSB` (0x78: the percussion bank, SoundFont bank 128);
+    /// any other MSB names the SoundFont bank itself. The whole bank stays loaded, so program
+    /// changes (with bank select) on any channel switch between its presets; every channel plays
+    /// the loaded instrument until it receives a program change.
+    open func loadSoundBankInstrument(at bankURL: URL, program: UInt8, bankMSB: UInt8, bankLSB: UInt8) throws {
+        let bank: Int
+        switch Int(bankMSB) {
+        case kAUSampler_DefaultPercussionBankMSB: bank = 128
+        case kAUSampler_DefaultMelodicBankMSB: bank = Int(bankLSB)
+        default: bank = Int(bankMSB)
+        }
+        let font = try AVAudioUnitSampler.readSoundFont(bankURL)
+        guard font.preset(bank: bank, program: Int(program)) != nil else {
+            let available = font.presets.prefix(8).map { "\($0.bank):\($0.program) \($0.name)" }.joined(separator: ", ")
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
+                                "'\(bankURL.path)' has no preset for bank \(bank) (MSB \(bankMSB), LSB \(bankLSB)) program \(program); it has \(font.presets.count) presets (\(available)\(font.presets.count > 8 ? ", …" : ""))")
+        }
+        samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: bank, program: Int(program)))
+    }
+
+    /// Loads an instrument file: a SoundFont bank (its first preset) or an audio file (mapped
+    /// as `loadAudioFiles(at:)` maps one file). DLS banks, `.aupreset` and EXS24 files are not
+    /// supported yet (an error says so).
+    open func loadInstrument(at instrumentURL: URL) throws {
+        let ext = instrumentURL.pathExtension.lowercased()
+        switch ext {
+        case "sf2", "sf3", "sbk":
+            let font = try AVAudioUnitSampler.readSoundFont(instrumentURL)
+            guard let first = font.presets.first else {
+                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(instrumentURL.path)' holds no presets")
+            }
+            samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: first.bank, program: first.program))
+        case "dls", "aupreset", "exs":
+            throw avfaudioError(kAudioUnitErr_InvalidFile,
+                                "'\(instrumentURL.path)': \(ext == "dls" ? "DLS banks" : ext == "exs" ? "EXS24 instruments" : "AUSampler presets (.aupreset)") are not supported yet; load a SoundFont (.sf2) or audio files")
+        default:
+            try loadAudioFiles(at: [instrumentURL])
+        }
+    }
+
+    /// Loads audio files as an instrument. One file plays across the whole keyboard with its
+    /// original pitch on middle C (key 60); several files are laid out on consecutive keys from
+    /// middle C, each sounding at its original pitch on its own key. (Apple reads a root key from
+    /// the file's instrument metadata when present; this reader does not yet, and Apple does not
+    /// document the layout without metadata: the consecutive-keys layout is our inference.)
+    open func loadAudioFiles(at audioFiles: [URL]) throws {
+        guard !audioFiles.isEmpty else {
+            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, "loadAudioFiles(at:) needs at least one file")
+        }
+        var samples: [Float] = []
+        var zones: [PlayZone] = []
+        for (i, url) in audioFiles.enumerated() {
+            let file = try AVAudioFile(forReading: url)
+            let frames = AVAudioFrameCount(file.length)
+            guard frames > 0, let format = AVAudioFormat(standardFormatWithSampleRate: file.processingFormat.sampleRate, channels: 1),
+                  let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: frames) else { continue }
+            try file.read(into: buffer)
+            _ = format
+            let n = Int(buffer.frameLength)
+            let channels = Int(buffer.format.channelCount)
+            var z = PlayZone()
+            z.start = samples.count
+            // (stereo files are mixed to mono at half level per side)
+            for f in 0..<n {
+                var s: Float = 0
+                for c in 0..<channels { s += buffer.floatChannelData![c][f] }
+                samples.append(channels > 1 ? s / Float(channels) : s)
+            }
+            z.end = samples.count
+            z.loopStart = z.start; z.loopEnd = z.end; z.loopMode = 0
+            samples += [Float](repeating: 0, count: 64)
+            z.sampleRate = file.processingFormat.sampleRate
+            let key = audioFiles.count == 1 ? 60 : min(127, 60 + i)
+            z.rootPitch = Float(key * 100)
+            if audioFiles.count > 1 { z.keyLow = UInt8(key); z.keyHigh = UInt8(key) }
+            z.volEnv = (-12_000, -12_000, -12_000, -12_000, 0, SamplerInstrument.timecents(0.1), 0, 0)
+            zones.append(z)
+        }
+        samples += [Float](repeating: 0, count: 64)
+        samplerUnit.setInstrument(SamplerInstrument(samples: samples, zones: zones,
+                                                    presets: [PresetEntry(bank: 0, program: 0, firstZone: 0, zoneCount: Int32(zones.count))],
+                                                    names: ["Audio Files"], defaultBank: 0, defaultProgram: 0))
+    }
+
+    /// Adjusts the sampler's output level in decibels (−90 … 12; default 0).
+    open var overallGain: Float {
+        get { samplerUnit.gainDecibels }
+        set { samplerUnit.gainDecibels = Swift.max(-90, Swift.min(12, newValue.isNaN ? 0 : newValue)) }
+    }
+
+    /// The sampler's output level in decibels (the older name of `overallGain`).
+    @available(*, deprecated, renamed: "overallGain")
+    open var masterGain: Float {
+        get { overallGain }
+        set { overallGain = newValue }
+    }
+
+    /// Stereo balance of the output, −100 (left) … 100 (right); default 0.
+    open var stereoPan: Float {
+        get { samplerUnit.balance }
+        set { samplerUnit.balance = Swift.max(-100, Swift.min(100, newValue.isNaN ? 0 : newValue)) }
+    }
+
+    /// Tuning of every note in cents, −2400 … 2400; default 0.
+    open var globalTuning: Float {
+        get { samplerUnit.tuningCents }
+        set { samplerUnit.tuningCents = Swift.max(-2_400, Swift.min(2_400, newValue.isNaN ? 0 : newValue)) }
+    }
+
+    static func readSoundFont(_ url: URL) throws -> SoundFont {
+        // POSIX calls, not Foundation's Data(contentsOf:), which leaks its buffer for an empty file
+        // on Linux (found by the sf2 fuzz target) and copies a large bank before it is parsed.
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw avfaudioError(-43, "cannot read the sound bank '\(url.path)': \(reason)")
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            throw avfaudioError(-43, "cannot read the sound bank '\(url.path)': \(String(cString: strerror(errno)))")
+        }
+        let size = Int(info.st_size)
+        // Mapped, not read: the parser converts the sample data straight from the page cache.
+        // (FileMapping turns a file truncated under us into zeros and a damaged flag instead of SIGBUS.)
+        if let mapping = FileMapping(fd: fd, size: size) {
+            let font: SoundFont
+            do {
+                font = try SoundFont.parse(mapping.bytes)
+            } catch let e as SoundBankError {
+                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
+            }
+            guard mapping.isIntact else {
+                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' was truncated while it was being read")
+            }
+            return font
+        }
+        var bytes = [UInt8](repeating: 0, count: max(0, size))
+        var done = 0
+        while done < size {
+            let n = bytes.withUnsafeMutableBytes { read(fd, $0.baseAddress! + done, size - done) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            done += n
+        }
+        if done < size { bytes.removeLast(size - done) }
+        do {
+            return try SoundFont.parse(bytes)
+        } catch let e as SoundBankError {
+            throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
+        }
+    }
+}
