@@ -23,6 +23,6 @@ struct AvaudioCommand: ParsableCommand {
             (AVAudioFile, AVAudioFormat, AVAudioPCMBuffer).
             """,
         version: "avaudio \(version) (OpenAVFAudio)",
-        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self, Record.self, CrashWriter.self]
+        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self, Record.self, Render.self, CrashWriter.self]
     )
 }
