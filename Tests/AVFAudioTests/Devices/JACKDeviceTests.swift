@@ -244,4 +244,76 @@ struct JACKDeviceTests {
         #expect(engine._audioDeviceName?.contains("JACK client avaudio-crash") == true)
         engine.stop()
     }
+
+    @Test("The server's period changes mid-stream (256 → 8192 frames, above the engine's 4096-frame cycle): the engine follows without breaking the signal",
+          .enabled(if: DeviceComponents.jack && DeviceComponents.executable("jack_bufsize") != nil, "jackd or jack_bufsize (Debian jackd2) is not installed"))
+    func periodChangesMidStream() throws {
+        let server = try PrivateJACKServer(rate: 48_000, period: 256)
+        defer { server.stop() }
+        let recorder = try JACKTestClient(server: server.name, name: "avaudio-test-recorder", seconds: Self.seconds + 2)
+        defer { recorder.close() }
+        let engine = AVAudioEngine()
+        try engine._setAudioDevice("jack:avaudio-bufsize@\(server.name)")
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let source = CounterSignal.sourceNode(format: format)
+        engine.attach(source)
+        engine.connect(source, to: engine.outputNode, format: format)
+        try engine.start()
+        defer { engine.stop() }
+        #expect(recorder.connect("avaudio-bufsize:out_1", "\(recorder.name):in_1"))
+        #expect(recorder.connect("avaudio-bufsize:out_2", "\(recorder.name):in_2"))
+        recorder.recording.store(true, ordering: .releasing)
+        usleep(1_000_000)
+        var environment = ProcessInfo.processInfo.environment
+        environment["JACK_DEFAULT_SERVER"] = server.name
+        let bufsize = try ChildProcess(DeviceComponents.executable("jack_bufsize")!, ["8192"], environment: environment)
+        for _ in 0..<100 where bufsize.isRunning { usleep(100_000) }
+        bufsize.stop()
+        usleep(2_500_000)
+        recorder.recording.store(false, ordering: .releasing)
+        let name = engine._audioDeviceName ?? ""
+        let xruns = engine._audioDeviceXrunCount
+        #expect(engine.isRunning)
+        engine.stop()
+        #expect(name.contains("8192-frame periods"), "\(name)")
+        let run = recorder.run()
+        // (a period change is itself reported as an xrun by some servers; the jumps must still be whole periods of either size)
+        #expect(run.jumps.allSatisfy { $0 != Int.min && $0 % 256 == 0 }, "jumps \(run.jumps): \(run.breakDetail)")
+        #expect(run.jumps.count + run.gaps <= xruns + 1, "\(run.jumps.count) jumps \(run.jumps), \(run.gaps) gaps, \(xruns) xruns")
+        #expect(Double(run.frames) > 0.5 * 3 * 48_000, "only \(run.frames) counter frames reached the recorder")
+        print("JACK period change: \(run.frames) frames, jumps \(run.jumps), \(run.gaps) gaps (\(run.gapFrames) frames), \(xruns) xruns; \(name)")
+    }
+
+    @Test("A render block stops the engine from JACK's process thread: no deadlock, and start() works again",
+          .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
+    func stopFromProcessThread() throws {
+        let server = try PrivateJACKServer(rate: 48_000, period: 256)
+        defer { server.stop() }
+        let engine = AVAudioEngine()
+        try engine._setAudioDevice("jack:avaudio-selfstop@\(server.name)")
+        final class State: @unchecked Sendable { var calls = 0; let stopped = DispatchSemaphore(value: 0); var stopAt = 20 }
+        let state = State()
+        let engineRef = UncheckedEngine(engine)
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let source = AVAudioSourceNode(format: format) { _, _, frameCount, list in
+            let buffers = UnsafeMutableAudioBufferListPointer(list)
+            for b in 0..<buffers.count { memset(buffers[b].mData!, 0, Int(frameCount) * 4) }
+            state.calls += 1
+            if state.calls == state.stopAt {
+                engineRef.engine.stop()
+                state.stopped.signal()
+            }
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(source, to: engine.outputNode, format: format)
+        try engine.start()
+        #expect(state.stopped.wait(timeout: .now() + 10) == .success, "the render block's stop() did not return")
+        usleep(200_000)
+        #expect(!engine.isRunning)
+        state.stopAt = state.calls + 20
+        try engine.start()
+        #expect(state.stopped.wait(timeout: .now() + 10) == .success, "the engine did not render again after the second start()")
+        engine.stop()
+    }
 }
