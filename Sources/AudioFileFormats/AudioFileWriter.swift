@@ -41,12 +41,15 @@ public final class AudioFileWriter {
     private var is64: Bool
     private var closed = false
 
-    /// Creates (or truncates) the file at `path` and writes a header describing zero frames.
+    /// Creates (or replaces) the file at `path` with a header describing zero frames.
     /// Throws 'fmt?' when the container cannot hold `description`'s format (the message says
     /// which container can), and -43 / 'prm?' when the file cannot be created.
     public init(path: String, container: AudioContainerType, description: AudioDataDescription) throws {
         let plan = try HeaderPlan(container: container, description: description, path: path)
-        let file = try RawFile.open(path: path, forWriting: true)
+        let is64 = container == .rf64 || container == .bw64
+        // Created with its header in place (see RawFile.create): killed at any moment, the writer
+        // leaves a file that opens.
+        let file = try RawFile.create(path: path, header: plan.header(dataBytes: 0, frames: 0, is64: is64, final: false))
         self.path = path
         self.container = container
         self.description = description
@@ -55,12 +58,6 @@ public final class AudioFileWriter {
         self.bytesPerFrame = description.bytesPerFrame
         self.is64 = container == .rf64 || container == .bw64
         self.dataOffset = Int64(plan.headerSize)
-        do {
-            try file.write(plan.header(dataBytes: 0, frames: 0, is64: is64, final: false), at: 0)
-        } catch {
-            _ = posixClose(file.fd)
-            throw error
-        }
     }
 
     deinit {

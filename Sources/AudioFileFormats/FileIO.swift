@@ -77,6 +77,61 @@ struct RawFile {
         return RawFile(fd: fd, path: path)
     }
 
+    /// Creates the file at `path` holding `header`, atomically: the header is written to a new
+    /// file beside it, which is then renamed over `path`. A process killed at any moment leaves
+    /// either no new file (and whatever was at `path` before, untouched) or one with its whole
+    /// header — never the empty or half-written file an `O_TRUNC` open followed by a write can
+    /// leave. Falls back to opening `path` directly when it is a symbolic link (renaming would
+    /// replace the link, not write through it). An existing file that may not be written is
+    /// refused as before (renaming over it would succeed where Apple's open fails).
+    static func create(path: String, header: [UInt8]) throws -> RawFile {
+        var st = stat()
+        let exists = lstat(path, &st) == 0
+        if exists && (st.st_mode & S_IFMT) == S_IFLNK {
+            let file = try RawFile.open(path: path, forWriting: true)
+            do { try file.write(header, at: 0) } catch { _ = posixClose(file.fd); throw error }
+            return file
+        }
+        if exists && (st.st_mode & S_IFMT) != S_IFDIR && access(path, W_OK) != 0 {
+            let err = errno
+            throw AudioFileFormatError(code: openErrorCode(err), message: "cannot create \(quoted(path)): \(systemErrorText(err))")
+        }
+        let slash = path.lastIndex(of: "/")
+        let directory = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        var temporary = ""
+        var fd: Int32 = -1
+        for _ in 0..<16 {
+            temporary = (directory.isEmpty ? "" : directory + "/") + ".\(name).avaudio-\(UInt32.random(in: 0...UInt32.max))"
+            repeat { fd = posixOpen(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) } while fd < 0 && errno == EINTR
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        if fd < 0 {
+            // (the directory's own errors: missing, not writable, read-only file system)
+            let file = try RawFile.open(path: path, forWriting: true)
+            do { try file.write(header, at: 0) } catch { _ = posixClose(file.fd); throw error }
+            return file
+        }
+        let file = RawFile(fd: fd, path: path)
+        do {
+            try file.write(header, at: 0)
+        } catch {
+            _ = posixClose(fd)
+            unlink(temporary)
+            throw error
+        }
+        if rename(temporary, path) != 0 {
+            let err = errno
+            _ = posixClose(fd)
+            unlink(temporary)
+            if err == EISDIR {
+                throw AudioFileFormatError(code: openErrorCode(err), message: "cannot create \(quoted(path)): it is a directory")
+            }
+            throw AudioFileFormatError(code: openErrorCode(err), message: "cannot create \(quoted(path)): \(systemErrorText(err))")
+        }
+        return file
+    }
+
     func size() throws -> Int64 {
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw systemError(errno, "cannot get the size of", path: path) }

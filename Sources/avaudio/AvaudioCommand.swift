@@ -22,6 +22,6 @@ struct AvaudioCommand: ParsableCommand {
             (AVAudioFile, AVAudioFormat, AVAudioPCMBuffer).
             """,
         version: "avaudio \(version) (OpenAVFAudio)",
-        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self]
+        subcommands: [Info.self, Convert.self, Demo.self, Devices.self, Play.self, CrashWriter.self]
     )
 }

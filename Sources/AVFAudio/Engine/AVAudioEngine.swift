@@ -50,7 +50,13 @@ open class AVAudioEngine: NSObject {
 
     // Running state.
     var prepared = false
-    var running = false
+    /// Whether the engine runs: written under the engine lock, read without it by the manual
+    /// rendering block and the players (an atomic: Thread Sanitizer found the plain Bool racing).
+    var running: Bool {
+        get { runningFlag.load(ordering: .acquiring) }
+        set { runningFlag.store(newValue, ordering: .releasing) }
+    }
+    private let runningFlag = Atomic<Bool>(false)
     /// Set while a thread runs `prepareAudioUnits()` (engine lock).
     var preparingAudioUnits = false
     var device: AudioDevice?
