@@ -25,6 +25,10 @@ import Glibc
 
     @Test(.enabled(if: jackInstalled, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func jackProcessThreadAllocatesNothing() throws {
+        // (the AVFAudioTests' JACK tests take the same lock: libjack keeps one server's state per process)
+        let lockFD = open("/tmp/avaudio-jack-tests.lock", O_CREAT | O_RDWR, 0o666)
+        if lockFD >= 0 { while flock(lockFD, LOCK_EX) != 0 && errno == EINTR {} }
+        defer { if lockFD >= 0 { flock(lockFD, LOCK_UN); close(lockFD) } }
         let name = "avaudio-alloc-\(getpid())"
         var pid: pid_t = 0
         let arguments: [String] = [Self.jackd!, "-n", name, "-r", "-d", "dummy", "-r", "48000", "-p", "256"]

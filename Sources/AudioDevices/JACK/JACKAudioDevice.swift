@@ -11,7 +11,8 @@
 // `isRealTime` reports jack_is_realtime.
 //
 // Other callbacks run on libjack's notification thread, never the process thread: xruns are
-// counted; a new buffer size is only recorded (the engine renders whatever `frames` a callback
+// counted (JACK reports every xrun of the server's graph, not only ours: the count is the
+// server's since the client opened); a new buffer size is only recorded (the engine renders whatever `frames` a callback
 // brings, chunked to its maximum); latency changes are re-read; a sample-rate change, or the
 // server going away (jack_on_info_shutdown), marks the device failed and calls the engine's
 // configuration-change handler from a thread of ours (the engine then stops the device and
@@ -21,6 +22,10 @@
 // (system:playback_1, …) and the physical capture ports to the input ports, in order, as far as
 // both exist (jack_get_ports with JackPortIsPhysical), as JACK clients customarily do. Other
 // clients may connect anything else to the ports while they run.
+//
+// One server per process: jackd2's libjack keeps one server connection's shared state per
+// process, so every JACK device a process opens should name the same server (the tests, which
+// start private servers, serialise themselves for this reason).
 //
 // Latency. `outputLatency` is the playback latency JACK computes for our output ports (the
 // downstream ports' latency, e.g. the driver's 2 periods for system:playback) plus the period we

@@ -34,6 +34,8 @@ struct JACKDeviceTests {
     @Test("Engine output through JACK reaches another client with no dropped or repeated frame; rate and period are the server's",
           .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func playbackReachesAnotherClient() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 48_000, period: 256)
         defer { server.stop() }
         let peer = try JACKTestClient(server: server.name, seconds: Self.seconds + 2)
@@ -83,6 +85,8 @@ struct JACKDeviceTests {
     @Test("Duplex on one client: the input node records what another client plays into the engine's input ports while the engine plays",
           .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func inputFromAnotherClient() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 48_000, period: 256)
         defer { server.stop() }
         // Two peers, so that the graph has no cycle (generator → engine → recorder): in a cycle
@@ -155,6 +159,8 @@ struct JACKDeviceTests {
     @Test("The device reports the server's rate and period (44.1 kHz, 128 frames) and its ports' names",
           .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func deviceReportsServerFormat() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 44_100, period: 128)
         defer { server.stop() }
         let device = try JACKAudioDevice(clientName: "avaudio-format", server: server.name, request: AudioDeviceRequest(direction: .duplex, sampleRate: 48_000))
@@ -180,6 +186,8 @@ struct JACKDeviceTests {
     @Test("Enumeration lists the running server with its physical ports",
           .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func enumeration() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 48_000, period: 256)
         defer { server.stop() }
         let devices = AudioDevices.enumerate(jackServer: server.name)
@@ -194,6 +202,8 @@ struct JACKDeviceTests {
     @Test("No server by that name: start() throws an NSError saying how to start one",
           .enabled(if: DeviceComponents.library("libjack.so.0"), "libjack.so.0 (Debian libjack-jackd2-0) is not installed"))
     func noServer() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let engine = AVAudioEngine()
         try engine._setAudioDevice("jack@avaudio-no-such-server-\(getpid())")
         engine.attach(AVAudioPlayerNode())
@@ -211,6 +221,8 @@ struct JACKDeviceTests {
     @Test("The server dies mid-stream: the engine stops and posts a configuration change, stop() returns, start() works once a server is back",
           .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func serverDiesMidStream() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 48_000, period: 256)
         defer { server.stop() }
         let engine = AVAudioEngine()
@@ -248,6 +260,8 @@ struct JACKDeviceTests {
     @Test("The server's period changes mid-stream (256 → 8192 frames, above the engine's 4096-frame cycle): the engine follows without breaking the signal",
           .enabled(if: DeviceComponents.jack && DeviceComponents.executable("jack_bufsize") != nil, "jackd or jack_bufsize (Debian jackd2) is not installed"))
     func periodChangesMidStream() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 48_000, period: 256)
         defer { server.stop() }
         let recorder = try JACKTestClient(server: server.name, name: "avaudio-test-recorder", seconds: Self.seconds + 2)
@@ -287,6 +301,8 @@ struct JACKDeviceTests {
     @Test("A render block stops the engine from JACK's process thread: no deadlock, and start() works again",
           .enabled(if: DeviceComponents.jack, "jackd or libjack.so.0 (Debian jackd2, libjack-jackd2-0) is not installed"))
     func stopFromProcessThread() throws {
+        let lock = JACKTestLock()
+        defer { lock.release() }
         let server = try PrivateJACKServer(rate: 48_000, period: 256)
         defer { server.stop() }
         let engine = AVAudioEngine()

@@ -12,6 +12,24 @@ extension DeviceComponents {
     static let jack = library("libjack.so.0") && executable("jackd") != nil
 }
 
+/// Serialises the JACK tests of every suite and test target in this process (and across
+/// processes): jackd2's libjack keeps one server connection's shared state per process, so a
+/// process with clients on two servers at once (two suites running in parallel, each with its own
+/// private server) sees one of them fail. An flock on a file in /tmp; the JACK allocation test
+/// takes the same one.
+final class JACKTestLock {
+    private let fd: Int32
+    init() {
+        fd = open("/tmp/avaudio-jack-tests.lock", O_CREAT | O_RDWR, 0o666)
+        if fd >= 0 { while flock(fd, LOCK_EX) != 0 && errno == EINTR {} }
+    }
+    func release() {
+        guard fd >= 0 else { return }
+        flock(fd, LOCK_UN)
+        close(fd)
+    }
+}
+
 /// `jackd -n NAME -r -d dummy -r RATE -p PERIOD`: a non-real-time server on the dummy driver
 /// (clocked by a timer, no sound card), with physical ports system:playback_1/2, system:capture_1/2.
 final class PrivateJACKServer {
