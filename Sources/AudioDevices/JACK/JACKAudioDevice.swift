@@ -66,7 +66,7 @@ public final class JACKAudioDevice: AudioDevice {
     public var isRealTime: Bool { state.status.realTime.load(ordering: .relaxed) }
     public var hasFailed: Bool { state.status.failed.load(ordering: .relaxed) }
     public var name: String {
-        "JACK client \(clientName) on \(server.map { "server “\($0)”" } ?? "the default server") (\(Int(sampleRate)) Hz, \(periodFrames)-frame periods)"
+        "JACK client \(clientName) on \(server.map { "server “\($0)”" } ?? JACK.defaultServerDescription) (\(Int(sampleRate)) Hz, \(periodFrames)-frame periods)"
     }
     public var info: AudioDeviceInfo {
         AudioDeviceInfo(backend: "jack", id: clientName + (server.map { "@\($0)" } ?? ""), name: name,
@@ -174,9 +174,17 @@ public final class JACKAudioDevice: AudioDevice {
         let rate = Double(jack.sampleRate(client))
         let ports = (playback + capture).joined(separator: ", ")
         return [AudioDeviceInfo(backend: "jack", id: Self.defaultClientName + (server.map { "@\($0)" } ?? ""),
-                                name: "JACK server \(server ?? "default"), \(jack.bufferSize(client))-frame periods; physical ports: \(ports.isEmpty ? "none" : ports)",
+                                name: "JACK server \(server ?? JACK.defaultServerName), \(jack.bufferSize(client))-frame periods; physical ports: \(ports.isEmpty ? "none" : ports)",
                                 outputChannels: playback.count, inputChannels: capture.count, sampleRates: [rate], nominalSampleRate: rate,
                                 isDefaultOutput: false, isDefaultInput: false)]
+    }
+}
+
+extension JACK {
+    /// The server libjack reaches when none is named: `$JACK_DEFAULT_SERVER`, else "default".
+    static var defaultServerName: String { getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default" }
+    static var defaultServerDescription: String {
+        getenv("JACK_DEFAULT_SERVER").map { "server “\(String(cString: $0))” ($JACK_DEFAULT_SERVER)" } ?? "the default server"
     }
 }
 
