@@ -125,10 +125,13 @@ public enum AudioDevices {
         return alsa.cardNext(&card) == 0 && card >= 0
     }
 
-    /// Whether a JACK server runs (`server`, or libjack's default); never starts one.
+    /// Whether a JACK server runs (`server`, or libjack's default); never starts one. False
+    /// without asking while this process has JACK clients on another server (libjack serves one
+    /// server per process).
     public static func jackServerRuns(server: String? = nil) -> Bool {
-        guard let jack = try? JACK.library(), let client = try? jack.open(clientName: "OpenAVFAudio-probe", server: server) else { return false }
-        _ = jack.clientClose(client)
+        guard JACK.mayProbe(server: server), let jack = try? JACK.library(),
+              let client = try? jack.open(clientName: "OpenAVFAudio-probe", server: server) else { return false }
+        jack.close(client, server: server)
         return true
     }
 

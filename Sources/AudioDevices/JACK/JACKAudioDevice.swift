@@ -25,7 +25,8 @@
 //
 // One server per process: jackd2's libjack keeps one server connection's shared state per
 // process, so every JACK device a process opens should name the same server (the tests, which
-// start private servers, serialise themselves for this reason).
+// start private servers, serialise themselves for this reason; enumeration and probes skip
+// other servers while clients are open, `JACK.openClients`).
 //
 // Latency. `outputLatency` is the playback latency JACK computes for our output ports (the
 // downstream ports' latency, e.g. the driver's 2 periods for system:playback) plus the period we
@@ -107,7 +108,7 @@ public final class JACKAudioDevice: AudioDevice {
             for k in 0..<count {
                 let port = "\(prefix)_\(k + 1)".withCString { name in JACK.audioType.withCString { jack.portRegister(client, name, $0, flags, 0) } }
                 guard let port else {
-                    _ = jack.clientClose(client)
+                    jack.close(client, server: server)
                     throw AudioDeviceError(.failed, "JACK: could not register the port \(prefix)_\(k + 1) of client \(actualName)")
                 }
                 if flags == JACK.portIsOutput { outputs.append(port) } else { inputs.append(port) }
@@ -121,7 +122,7 @@ public final class JACKAudioDevice: AudioDevice {
     deinit {
         stop()
         pendingDeactivation?.join()
-        _ = jack.clientClose(client)
+        jack.close(client, server: server)
     }
 
     public func start(render: @escaping AudioDeviceRenderCallback) throws {
@@ -164,11 +165,13 @@ public final class JACKAudioDevice: AudioDevice {
         }
     }
 
-    /// Every JACK server that answers (the default one, or `server`): one entry describing it,
-    /// with its physical ports (empty when none runs).
+    /// The JACK server that answers (the default one, or `server`): one entry describing it,
+    /// with its physical ports (empty when none runs, or when this process has clients on
+    /// another server: see `JACK.openClients`).
     static func enumerate(server: String? = nil) -> [AudioDeviceInfo] {
-        guard let jack = try? JACK.library(), let client = try? jack.open(clientName: "OpenAVFAudio-list", server: server) else { return [] }
-        defer { _ = jack.clientClose(client) }
+        guard JACK.mayProbe(server: server), let jack = try? JACK.library(),
+              let client = try? jack.open(clientName: "OpenAVFAudio-list", server: server) else { return [] }
+        defer { jack.close(client, server: server) }
         let playback = jack.ports(client, flags: JACK.portIsPhysical | JACK.portIsInput)
         let capture = jack.ports(client, flags: JACK.portIsPhysical | JACK.portIsOutput)
         let rate = Double(jack.sampleRate(client))

@@ -16,6 +16,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 package enum JACK {
     // jack_options_t
@@ -134,7 +135,18 @@ package enum JACK {
                 }
                 throw AudioDeviceError(.failed, "JACK: jack_client_open(“\(clientName)”) failed (jack_status_t 0x\(String(status, radix: 16)))", code: status)
             }
+            JACK.openClients.withLock { $0[JACK.resolvedServer(server), default: 0] += 1 }
             return client
+        }
+
+        /// Closes a client opened with `open(clientName:server:)`.
+        package func close(_ client: OpaquePointer, server: String?) {
+            _ = clientClose(client)
+            JACK.openClients.withLock {
+                let key = JACK.resolvedServer(server)
+                $0[key, default: 1] -= 1
+                if $0[key] == 0 { $0[key] = nil }
+            }
         }
 
         /// The full names of the ports matching `flags` (audio ports only).
@@ -146,6 +158,21 @@ package enum JACK {
             free(UnsafeMutableRawPointer(list))
             return names
         }
+    }
+
+    /// Clients this process has open, by server. jackd2's libjack keeps one server connection's
+    /// shared state per process (two servers at once make one of them fail), so probing another
+    /// server while clients are open (enumeration, `AudioDevices.jackServerRuns`) is skipped.
+    static let openClients = Mutex<[String: Int]>([:])
+
+    static func resolvedServer(_ server: String?) -> String {
+        server ?? getenv("JACK_DEFAULT_SERVER").map { String(cString: $0) } ?? "default"
+    }
+
+    /// Whether probing `server` cannot disturb clients this process has open on another server.
+    static func mayProbe(server: String?) -> Bool {
+        let key = resolvedServer(server)
+        return openClients.withLock { $0.keys.allSatisfy { $0 == key } }
     }
 
     private static let loaded: Result<Library, AudioDeviceError> = {

@@ -191,6 +191,8 @@ struct CounterRun {
     /// skipped; negative: frames repeated); a value that is not a counter frame counts as a jump
     /// of `Int.min`.
     var jumps: [Int] = []
+    /// Where each of `jumps` happened (frame index in the recording).
+    var jumpFrames: [Int] = []
 }
 
 /// Checks that `left` (a recording of the counter's left channel, delayed, with silence before
@@ -228,6 +230,7 @@ func counterRun(_ left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<F
             var jump = (found - expected + CounterSignal.period) % CounterSignal.period
             if jump > CounterSignal.period / 2 { jump -= CounterSignal.period }
             run.jumps.append(valid ? jump : Int.min)
+            run.jumpFrames.append(k)
         }
         if !ok { expected = found }
         expected = (expected + 1) % CounterSignal.period

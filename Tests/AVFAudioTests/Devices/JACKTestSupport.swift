@@ -91,7 +91,10 @@ final class JACKTestClient: @unchecked Sendable {
     let playing = Atomic<Bool>(false)
     let portList: UnsafeMutablePointer<OpaquePointer>
 
+    let server: String
+
     init(server: String, name: String = "avaudio-test-peer", seconds: Double) throws {
+        self.server = server
         let jack = try JACK.library()
         let client = try jack.open(clientName: name, server: server)
         self.jack = jack
@@ -150,7 +153,7 @@ final class JACKTestClient: @unchecked Sendable {
         guard !closed else { return }
         closed = true
         _ = jack.deactivate(client)
-        _ = jack.clientClose(client)
+        jack.close(client, server: server)
     }
     private var closed = false
 
