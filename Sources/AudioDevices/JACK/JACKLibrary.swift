@@ -122,6 +122,10 @@ package enum JACK {
         /// Opens a client without starting a server: the server `server` names (nil: libjack's
         /// default, `$JACK_DEFAULT_SERVER` or "default"). Throws `.notFound` when none runs.
         package func open(clientName: String, server: String?) throws -> OpaquePointer {
+            // (libjack would hang or fail connecting to a second server from this process)
+            if let other = JACK.openClients.withLock({ $0.keys.first { $0 != JACK.resolvedServer(server) } }) {
+                throw AudioDeviceError(.failed, "JACK: this process already has clients on the JACK server “\(other)”; libjack reaches one server per process, so close those (stop and release their engines) before using server “\(JACK.resolvedServer(server))”")
+            }
             var status: Int32 = 0
             let options = JACK.noStartServer | (server != nil ? JACK.serverName : 0)
             let client = clientName.withCString { name in withOptionalCString(server) { clientOpen(name, options, &status, $0) } }
@@ -170,7 +174,7 @@ package enum JACK {
     }
 
     /// Whether probing `server` cannot disturb clients this process has open on another server.
-    static func mayProbe(server: String?) -> Bool {
+    package static func mayProbe(server: String?) -> Bool {
         let key = resolvedServer(server)
         return openClients.withLock { $0.keys.allSatisfy { $0 == key } }
     }

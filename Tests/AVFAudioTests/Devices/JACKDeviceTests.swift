@@ -321,14 +321,17 @@ struct JACKDeviceTests {
         try engine._setAudioDevice("jack:avaudio-selfstop@\(server.name)")
         final class State: @unchecked Sendable { var calls = 0; let stopped = DispatchSemaphore(value: 0); var stopAt = 20 }
         let state = State()
-        let engineRef = UncheckedEngine(engine)
+        // (weakly: the engine retains the node, which retains this block)
+        final class WeakEngine: @unchecked Sendable { weak var engine: AVAudioEngine? }
+        let engineRef = WeakEngine()
+        engineRef.engine = engine
         let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
         let source = AVAudioSourceNode(format: format) { _, _, frameCount, list in
             let buffers = UnsafeMutableAudioBufferListPointer(list)
             for b in 0..<buffers.count { memset(buffers[b].mData!, 0, Int(frameCount) * 4) }
             state.calls += 1
             if state.calls == state.stopAt {
-                engineRef.engine.stop()
+                engineRef.engine?.stop()
                 state.stopped.signal()
             }
             return noErr

@@ -45,6 +45,9 @@ final class PrivateJACKServer {
         var environment = ProcessInfo.processInfo.environment
         environment["JACK_NO_AUDIO_RESERVATION"] = "1"   // (no D-Bus device reservation)
         let log = NSTemporaryDirectory() + "jackd-\(self.name).log"
+        // (libjack reaches one server per process: wait for the previous test's clients — an
+        // engine being released — to close)
+        for _ in 0..<100 where !JACK.mayProbe(server: self.name) { usleep(100_000) }
         process = try ChildProcess(DeviceComponents.executable("jackd")!, [
             "-n", self.name, "-r", "-d", "dummy", "-r", "\(rate)", "-p", "\(period)",
         ], environment: environment, stdout: log)
@@ -61,6 +64,7 @@ final class PrivateJACKServer {
     func stop() {
         process?.stop()
         process = nil
+        removeLeftovers()
     }
 
     /// Kills the server abruptly (SIGKILL), as a crash would.
@@ -69,6 +73,15 @@ final class PrivateJACKServer {
         kill(process.pid, SIGKILL)
         process.stop()
         self.process = nil
+    }
+
+    /// A server that was killed (or did not exit within 5 s of SIGTERM) leaves its socket and
+    /// semaphores in /dev/shm, named after the server: remove those of this server only.
+    private func removeLeftovers() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm") else { return }
+        for file in names where file.hasPrefix("jack_\(name)_") || file.hasPrefix("jack_sem.0_\(name)_") || file.hasPrefix("jack_sem.\(getuid())_\(name)_") {
+            unlink("/dev/shm/\(file)")
+        }
     }
 }
 
