@@ -1,7 +1,7 @@
 // The device layer: what the engine needs from a sound card, and nothing with an Apple name.
 //
 // A device is opened for output, input or both (duplex, one clock), and then driven by its own
-// thread: the backend's blocking write/read (ALSA) or its server's callbacks (PulseAudio) call a
+// thread: the backend's blocking write/read (ALSA) or its server's callbacks (PulseAudio, JACK) call a
 // render callback with planar Float32 buffers. The engine above renders its plan into them.
 //
 // Contract of the render callback (the same on every backend):
@@ -51,10 +51,11 @@ public enum AudioDeviceDirection: Sendable, Equatable {
 
 /// A device as enumeration reports it.
 public struct AudioDeviceInfo: Sendable, Equatable, CustomStringConvertible {
-    /// The backend: "alsa", "pulse" or "null".
+    /// The backend: "alsa", "pulse", "jack" or "null".
     public var backend: String
     /// The backend's name for it: an ALSA PCM name (`hw:0,0`, `default`), a PulseAudio sink or
-    /// source name. `backend:id` is what `AVAUDIO_BACKEND` accepts.
+    /// source name, a JACK client name (with `@SERVER` for a named server). `backend:id` is what
+    /// `AVAUDIO_BACKEND` accepts.
     public var id: String
     /// A human-readable description.
     public var name: String
@@ -118,9 +119,9 @@ public struct AudioDeviceRequest: Sendable, Equatable {
 }
 
 /// A device the engine renders into. Backends: `ALSAAudioDevice`, `PulseAudioDevice`,
-/// `NullAudioDevice`.
+/// `JACKAudioDevice`, `NullAudioDevice`.
 public protocol AudioDevice: AnyObject {
-    /// The backend ("alsa", "pulse", "null") and its name for the device.
+    /// The backend ("alsa", "pulse", "jack", "null") and its name for the device.
     var info: AudioDeviceInfo { get }
     /// The running rate and channel counts (0 channels in a direction the device does not have).
     var sampleRate: Double { get }
@@ -167,7 +168,8 @@ public struct AudioDeviceError: Error, CustomStringConvertible, Equatable {
     }
     public let kind: Kind
     public let message: String
-    /// The backend's error code (a negative errno for ALSA, a pa_error_code for PulseAudio), 0 when none.
+    /// The backend's error code (a negative errno for ALSA, a pa_error_code for PulseAudio, a
+    /// jack_status_t for JACK), 0 when none.
     public let code: Int32
 
     public init(_ kind: Kind, _ message: String, code: Int32 = 0) {

@@ -8,12 +8,19 @@
 //                             named sink (and source; `default` or empty for the default); the
 //                             server libpulse's default ($PULSE_SERVER, the user's socket) unless
 //                             given after `@` (e.g. `pulse:nullsink@unix:/tmp/pulse/native`)
+//   jack | jack:CLIENT[@SERVER]  a client of a running JACK server (jackd2 or pipewire-jack),
+//                             named CLIENT (default "OpenAVFAudio"; `default` or empty for it),
+//                             on the server libjack's default ($JACK_DEFAULT_SERVER, else
+//                             "default") unless given after `@` (`jack:myapp@studio`, `jack@studio`);
+//                             never starts a server
 //   auto                      as when unset
 //
 // Unset (or `auto`): PulseAudio when a server answers; else ALSA `default` when the machine has a
 // sound card (snd_card_next finds one); else the null device — so a headless machine (CI, the
 // test suite) keeps running on the null device, clocked like hardware, as before this module
-// existed. Asking for a backend explicitly never falls back: it works or throws.
+// existed. JACK is never chosen automatically, even when a JACK server runs: a JACK client's ports
+// are wired by the user (or a patchbay), so the engine joins a JACK graph only when asked to by
+// name (`AVAUDIO_BACKEND=jack`). Asking for a backend explicitly never falls back: it works or throws.
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +30,7 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
     case null
     case alsa(pcm: String)
     case pulse(sink: String?, source: String?, server: String?)
+    case jack(client: String?, server: String?)
 
     /// Parses a selector (see the top of this file). Throws for an unknown backend.
     public init(parsing selector: String) throws {
@@ -49,8 +57,16 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
             let sink = parts.first.flatMap { $0.isEmpty || $0 == "default" ? nil : $0 }
             let source = parts.count > 1 ? (parts[1].isEmpty || parts[1] == "default" ? nil : parts[1]) : nil
             self = .pulse(sink: sink, source: source, server: server.flatMap { $0.isEmpty ? nil : $0 })
+        case "jack":
+            var name = rest.map(String.init) ?? ""
+            var server: String?
+            if let at = name.firstIndex(of: "@") {
+                server = String(name[name.index(after: at)...])
+                name = String(name[..<at])
+            }
+            self = .jack(client: name.isEmpty || name == "default" ? nil : name, server: server.flatMap { $0.isEmpty ? nil : $0 })
         default:
-            throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM] or pulse[:SINK[:SOURCE]] (JACK is not supported yet)")
+            throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM], pulse[:SINK[:SOURCE]][@SERVER] or jack[:CLIENT][@SERVER]")
         }
     }
 
@@ -67,6 +83,8 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
         case .alsa(let pcm): "alsa:\(pcm)"
         case .pulse(let sink, let source, let server):
             "pulse" + (sink != nil || source != nil ? ":\(sink ?? "default")" : "") + (source.map { ":\($0)" } ?? "") + (server.map { "@\($0)" } ?? "")
+        case .jack(let client, let server):
+            "jack" + (client.map { ":\($0)" } ?? "") + (server.map { "@\($0)" } ?? "")
         }
     }
 }
@@ -84,6 +102,8 @@ public enum AudioDevices {
             return try ALSAAudioDevice(pcmName: pcm, request: request)
         case .pulse(let sink, let source, let server):
             return try PulseAudioDevice(server: server, sinkName: sink, sourceName: source, request: request)
+        case .jack(let client, let server):
+            return try JACKAudioDevice(clientName: client, server: server, request: request)
         case .automatic:
             if let device = try? PulseAudioDevice(request: request) { return device }
             if alsaHasSoundCard(), let device = try? ALSAAudioDevice(pcmName: "default", request: request) { return device }
@@ -105,15 +125,27 @@ public enum AudioDevices {
         return alsa.cardNext(&card) == 0 && card >= 0
     }
 
+    /// Whether a JACK server runs (`server`, or libjack's default); never starts one. False
+    /// without asking while this process has JACK clients on another server (libjack serves one
+    /// server per process).
+    public static func jackServerRuns(server: String? = nil) -> Bool {
+        guard JACK.mayProbe(server: server), let jack = try? JACK.library(),
+              let client = try? jack.open(clientName: "OpenAVFAudio-probe", server: server) else { return false }
+        jack.close(client, server: server)
+        return true
+    }
+
     /// Every device the backends report: PulseAudio's sinks and sources (when a server answers),
-    /// ALSA's PCM names (device name hints; channel counts and rates probed by opening each
-    /// without blocking, 0 when it cannot be opened), and the null device.
-    public static func enumerate(pulseServer: String? = nil) -> [AudioDeviceInfo] {
+    /// the JACK server (when one runs: its physical playback and capture ports), ALSA's PCM names
+    /// (device name hints; channel counts and rates probed by opening each without blocking, 0
+    /// when it cannot be opened), and the null device.
+    public static func enumerate(pulseServer: String? = nil, jackServer: String? = nil) -> [AudioDeviceInfo] {
         var devices: [AudioDeviceInfo] = []
         if let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: pulseServer, pulse: pulse) {
             devices += connection.enumerate()
             connection.close()
         }
+        devices += JACKAudioDevice.enumerate(server: jackServer)
         devices += ALSAAudioDevice.enumerate()
         devices.append(NullAudioDevice().info)
         return devices

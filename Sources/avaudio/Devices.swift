@@ -1,5 +1,6 @@
 // `avaudio devices [--json]`: the audio devices the backends report (PulseAudio sinks and
-// sources when a server answers, ALSA PCMs, the null device), with the selector that
+// sources when a server answers, the JACK server and its physical ports when one runs, ALSA PCMs,
+// the null device), with the selector that
 // `AVAUDIO_BACKEND` and `avaudio play --device` accept.
 //
 //     $ avaudio devices
@@ -14,7 +15,7 @@ import Foundation
 
 struct Devices: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "List audio devices: PulseAudio sinks and sources, ALSA PCMs, the null device.",
+        abstract: "List audio devices: PulseAudio sinks and sources, a running JACK server, ALSA PCMs, the null device.",
         discussion: """
             The first column is the selector for AVAUDIO_BACKEND and `avaudio play --device`. \
             ALSA plugins that reach for a server (pulse, jack, oss) are listed without probing \

@@ -1,5 +1,5 @@
 // How the engine finds its device. The devices themselves live in the AudioDevices module
-// (no Apple names): the protocol, the null device, ALSA and PulseAudio (see
+// (no Apple names): the protocol, the null device, ALSA, PulseAudio and JACK (see
 // Sources/AudioDevices/AudioDeviceSelection.swift for the selection rules and `AVAUDIO_BACKEND`).
 //
 // Which device `AVAudioEngine.start()` opens, in order:
@@ -7,7 +7,8 @@
 //   2. the selector given to `engine._setAudioDevice(_:)`, if any;
 //   3. `AVAUDIO_BACKEND`;
 //   4. automatic: PulseAudio when a server answers, else ALSA `default` when there is a sound
-//      card, else the null device (so the test suite and headless machines behave as before).
+//      card, else the null device (so the test suite and headless machines behave as before);
+//      JACK only when named (`jack[:CLIENT][@SERVER]`), never automatically.
 //      `.ci/run` sets `AVAUDIO_BACKEND=null` so that the suite stays deterministic even on a
 //      desktop; the device tests choose their devices explicitly.
 // While an AVAudioSession is active, its preferences (sample rate, period, channel counts,

@@ -84,7 +84,8 @@ extension AVAudioEngine {
     /// Chooses the engine's audio device (not part of Apple's API, which selects devices by
     /// `AudioDeviceID` on macOS): a selector as `AVAUDIO_BACKEND` takes — `null`, `alsa:PCM`
     /// (`alsa:default`, `alsa:hw:0`, `alsa:plughw:1,0`, any asound.conf name), `pulse`,
-    /// `pulse:SINK[:SOURCE]` — or nil for `AVAUDIO_BACKEND`/automatic; and the period to ask for.
+    /// `pulse:SINK[:SOURCE]`, `jack`, `jack:CLIENT[@SERVER]` (JACK takes the server's period, not
+    /// `periodFrames`) — or nil for `AVAUDIO_BACKEND`/automatic; and the period to ask for.
     /// Takes effect at the next `start()`; throws for a selector it cannot parse, or while running.
     public func _setAudioDevice(_ selector: String?, periodFrames: Int = 512) throws {
         if let selector {

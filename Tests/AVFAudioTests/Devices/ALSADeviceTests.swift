@@ -77,7 +77,7 @@ struct ALSADeviceTests {
         #expect(try AudioDeviceSelection(parsing: "pulse:a:b.monitor@unix:/tmp/x/native")
                 == .pulse(sink: "a", source: "b.monitor", server: "unix:/tmp/x/native"))
         #expect(try AudioDeviceSelection(parsing: "") == .automatic)
-        #expect(throws: AudioDeviceError.self) { try AudioDeviceSelection(parsing: "jack") }
+        #expect(throws: AudioDeviceError.self) { try AudioDeviceSelection(parsing: "oss") }
     }
 }
 

@@ -187,6 +187,12 @@ struct CounterRun {
     /// while it played silence), and how many resumptions skipped.
     var skipsAfterGaps = 0
     var skippedFrames = 0
+    /// Every break (not after a gap): how far the counter jumped, in frames (positive: frames
+    /// skipped; negative: frames repeated); a value that is not a counter frame counts as a jump
+    /// of `Int.min`.
+    var jumps: [Int] = []
+    /// Where each of `jumps` happened (frame index in the recording).
+    var jumpFrames: [Int] = []
 }
 
 /// Checks that `left` (a recording of the counter's left channel, delayed, with silence before
@@ -215,9 +221,16 @@ func counterRun(_ left: UnsafeBufferPointer<Float>, right: UnsafeBufferPointer<F
             && (found - expected + CounterSignal.period) % CounterSignal.period < 48_000 {
             run.skipsAfterGaps += 1
             run.skippedFrames += (found - expected + CounterSignal.period) % CounterSignal.period
-        } else if !ok && run.firstBreak == nil {
-            run.firstBreak = k
-            run.breakDetail = "expected counter frame \(expected), found \(CounterSignal.index(of: left[k])) (L \(left[k]), R \(right?[k] ?? .nan))"
+        } else if !ok {
+            if run.firstBreak == nil {
+                run.firstBreak = k
+                run.breakDetail = "expected counter frame \(expected), found \(CounterSignal.index(of: left[k])) (L \(left[k]), R \(right?[k] ?? .nan))"
+            }
+            let valid = left[k] == CounterSignal.left(found) && (right.map { $0[k] == -left[k] } ?? true)
+            var jump = (found - expected + CounterSignal.period) % CounterSignal.period
+            if jump > CounterSignal.period / 2 { jump -= CounterSignal.period }
+            run.jumps.append(valid ? jump : Int.min)
+            run.jumpFrames.append(k)
         }
         if !ok { expected = found }
         expected = (expected + 1) % CounterSignal.period
