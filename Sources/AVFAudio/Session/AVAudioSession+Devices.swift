@@ -95,6 +95,11 @@ extension AVAudioSession {
         case .pulse(_, _, let server):
             guard AudioDevices.pulseServerAnswers(server: server) else { return ([], false, server) }
             return (AudioDevices.enumerate(pulseServer: server).filter { $0.backend == "pulse" }, true, server)
+        case .jack(_, let server):
+            // (the JACK server as one device, with its physical ports; none when no server runs)
+            let devices = AudioDevices.enumerate(pulseServer: "unix:/nonexistent/avaudio-session")
+                .filter { $0.backend == "jack" && (server == nil || $0.id.hasSuffix("@\(server!)")) }
+            return (devices, !devices.isEmpty, server)
         case .automatic:
             if AudioDevices.pulseServerAnswers() {
                 return (AudioDevices.enumerate().filter { $0.backend == "pulse" }, true, nil)
