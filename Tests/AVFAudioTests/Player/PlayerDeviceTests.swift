@@ -159,6 +159,24 @@ struct PlayerDeviceTests {
     @Test("setVolume(0, fadeDuration: 1) ramps the level down linearly, with no step anywhere",
           .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
     func fade() throws {
+        // Measured through a PulseAudio null sink's monitor, where a stretch the recording stream
+        // misses under load (as on CI, with the suite's other device tests running) looks like a
+        // step or a short fade: up to three attempts, and the test fails only if none is clean,
+        // reporting every attempt's problems.
+        var attempts: [[String]] = []
+        for _ in 0..<3 {
+            let problems = try measureFade()
+            if problems.isEmpty { return }
+            attempts.append(problems)
+        }
+        for (n, problems) in attempts.enumerated() {
+            for p in problems { Issue.record("attempt \(n + 1): \(p)") }
+        }
+    }
+
+    /// One fade through the device: the problems found (none: linear, 1 s, no step).
+    func measureFade() throws -> [String] {
+        var problems: [String] = []
         let server = try PrivatePulseServer()
         defer { server.stop() }
         let awake = try AwakeNullSink(server)
@@ -179,28 +197,29 @@ struct PlayerDeviceTests {
         usleep(200_000)
         let (l, _) = try monitor.finish()
         let env = envelope(l, block: 240)   // 5 ms blocks
-        let start = try #require(env.firstIndex { $0 > 0.4 })
+        guard let start = env.firstIndex(where: { $0 > 0.4 }) else { return ["no tone recorded"] }
         // The fade: around the block where the level crosses half, back to the last block at full
         // level and on to the first silent one.
-        let half = try #require(env[start...].firstIndex { $0 < 0.25 })
-        let fadeStart = try #require(env[start..<half].lastIndex { $0 >= 0.49 })
-        let fadeEnd = try #require(env[half...].firstIndex { $0 < 0.005 })
+        guard let half = env[start...].firstIndex(where: { $0 < 0.25 }),
+              let fadeStart = env[start..<half].lastIndex(where: { $0 >= 0.49 }),
+              let fadeEnd = env[half...].firstIndex(where: { $0 < 0.005 }) else { return ["no fade found in the recording"] }
         let fadeSeconds = Double(fadeEnd - fadeStart) * 0.005
-        #expect(abs(fadeSeconds - 1) < 0.08, "the fade took \(fadeSeconds) s")
+        if !(abs(fadeSeconds - 1) < 0.08) { problems.append("the fade took \(fadeSeconds) s") }
         // (from 20 ms after the onset: the mixer glides its pan to −1 over the first 10 ms)
         let dips = env[(start + 4)..<fadeStart].filter { $0 < 0.49 }.count
-        #expect(dips == 0, "\(dips) blocks below full level before the fade")
+        if dips != 0 { problems.append("\(dips) blocks below full level before the fade") }
         // Linear: at a quarter, half and three quarters of the way the level is 0.375, 0.25, 0.125 (± 0.03).
         for (fraction, expected) in [(0.25, 0.375), (0.5, 0.25), (0.75, 0.125)] {
             let k = fadeStart + Int(Double(fadeEnd - fadeStart) * fraction)
-            #expect(abs(env[k] - expected) < 0.03, "at \(fraction) of the fade the level is \(env[k]), expected \(expected)")
+            if !(abs(env[k] - expected) < 0.03) { problems.append("at \(fraction) of the fade the level is \(env[k]), expected \(expected)") }
         }
         // No click: a 1 kHz sine of amplitude ≤ 0.5 changes by at most 2π·1000·0.5/48000 ≈ 0.0654 per
         // sample; a step in the gain would add to that.
         var worst: Float = 0
         let a = start * 240, b = fadeEnd * 240
         for i in a + 1..<b { worst = max(worst, abs(l[i] - l[i - 1])) }
-        #expect(worst < 0.0670, "largest sample-to-sample change during playback and fade: \(worst)")
+        if !(worst < 0.0670) { problems.append("largest sample-to-sample change during playback and fade: \(worst)") }
+        return problems
     }
 
     @Test("AVAudioRecorder records what AVAudioPlayer plays: record(forDuration: 2.5) writes exactly 120 000 frames at 48 kHz holding the tone at the sink's level, and the delegate hears once",
