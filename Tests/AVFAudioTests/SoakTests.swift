@@ -158,8 +158,11 @@ import AVFoundation
         if let first = zip(fixed.left, random.left).enumerated().first(where: { $0.element.0 != $0.element.1 }) {
             Issue.record("first difference at frame \(first.offset) (\(Double(first.offset) / Self.rate) s): \(first.element.0) vs \(first.element.1)")
         }
-        // memory flat: under 16 MB of growth after the first 30 s
-        for o in [fixed, random] where o.residentAfterWarmUp > 0 {
+        // memory flat: under 16 MB of growth after the first 30 s — checked when the soak runs on
+        // its own (Scripts/soak.sh sets AVAUDIO_SOAK_SECONDS): inside `swift test` other suites run
+        // in parallel in the same process, and its resident size is theirs too
+        let alone = ProcessInfo.processInfo.environment["AVAUDIO_SOAK_SECONDS"] != nil
+        for o in [fixed, random] where alone && o.residentAfterWarmUp > 0 {
             #expect(o.residentAtEnd - o.residentAfterWarmUp < 16 << 20,
                     "resident memory grew by \((o.residentAtEnd - o.residentAfterWarmUp) >> 20) MB")
         }
