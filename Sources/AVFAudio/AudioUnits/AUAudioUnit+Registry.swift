@@ -1,6 +1,6 @@
 // AUAudioUnit's process-wide registry of subclasses (`registerSubclass(_:as:name:version:)`)
 // and asynchronous instantiation, as AudioToolbox's AudioComponentRegister does it in process.
-import Synchronization
+import Foundation
 
 /// A subclass registered for a component description.
 struct AUAudioUnitRegistration {
@@ -11,7 +11,19 @@ struct AUAudioUnitRegistration {
     let version: UInt32
 }
 
-private let registrations = Mutex<[AUAudioUnitRegistration]>([])
+/// The registry: a list behind an `NSLock` (a pthread mutex, which Thread Sanitizer understands;
+/// with `Synchronization.Mutex`, whose futex it does not see, TSan reported two registrations from
+/// two threads as a race).
+private final class Registrations: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [AUAudioUnitRegistration] = []
+    func withLock<R>(_ body: (inout [AUAudioUnitRegistration]) -> R) -> R {
+        lock.lock(); defer { lock.unlock() }
+        return body(&list)
+    }
+}
+
+private let registrations = Registrations()
 
 extension AUAudioUnit {
     /// Registers an `AUAudioUnit` subclass for a component description, in this process. Later
