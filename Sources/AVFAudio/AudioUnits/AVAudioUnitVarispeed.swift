@@ -220,9 +220,9 @@ final class VarispeedRenderer: TimeEffectRenderer {
         super.schedule(address: address, value: value, at: time, ramp: ramp)
     }
 
+    /// The rate for a parameter change (cents or rate), clamped to 0.25…4 (`varispeedRate`).
     static func rate(address: AUParameterAddress, value: AUValue) -> Double {
-        let r = address == AUParameterAddress(kVarispeedParam_PlaybackCents) ? pow(2, Double(value) / 1200) : Double(value)
-        return Swift.min(4, Swift.max(0.25, r.isFinite ? r : 1))
+        varispeedRate(address: address, value: value)
     }
 }
 

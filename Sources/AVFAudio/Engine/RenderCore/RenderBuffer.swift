@@ -66,11 +66,7 @@ final class RenderBuffer {
     /// Copies `frames` frames from another buffer with the same channel count.
     @inline(__always)
     func copy(from source: RenderBuffer, frames: Int) {
-        let n = min(channelCount, source.channelCount)
-        for c in 0..<n { channels[c].update(from: source.channels[c], count: frames) }
-        for c in n..<channelCount { channels[c].update(repeating: 0, count: frames) }
-        self.frames = frames
-        isSilent = source.isSilent
+        copy(channels: source.channels, count: source.channelCount, isSilent: source.isSilent, frames: frames)
     }
 }
 
