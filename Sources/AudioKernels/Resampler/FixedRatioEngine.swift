@@ -133,12 +133,31 @@ struct FixedRatioEngine<T: ResamplerScalar> {
         }
         var k = flatK
         var kernel = ResamplerFilterDesign.Kernel(cutoff: (fp + fs) / 2, radius: Double(flatK) / 2, beta: beta)
-        var trial = 4
-        while trial < flatK {
-            let candidate = kaiserKernel(trial)
+        func acceptable(_ candidate: ResamplerFilterDesign.Kernel) -> Bool {
             let r = ResamplerFilterDesign.response(of: candidate, at: [0, edge])
-            if r[0] > 0.99 && r[1] >= 0.7 { k = trial; kernel = candidate; break }
+            return r[0] > 0.99 && r[1] >= 0.7
+        }
+        // The smallest K that passes, scanning multiples of 4. Each trial evaluates the kernel's
+        // response (up to 4,097 kernel samples), so a plain scan is quadratic in K: for extreme
+        // ratios (282,055 Hz → 3 Hz: K in the hundreds of thousands) it took seconds, found by
+        // fuzzing the converter. Ordinary ratios pass below 256 and keep the scan (the same K as
+        // always); beyond it the search bisects between the last K that failed and the flat
+        // design's, which passes by construction. Longer kernels only widen the pass band towards
+        // the fixed stop-band edge, so the test is monotonic in K and bisection finds the scan's K.
+        var trial = 4
+        var found = false
+        while trial < min(flatK, 256) {
+            let candidate = kaiserKernel(trial)
+            if acceptable(candidate) { k = trial; kernel = candidate; found = true; break }
             trial += 4
+        }
+        if !found && trial < flatK {
+            var failing = trial - 4, passing = flatK   // multiples of 4; `passing` is the flat design
+            while passing - failing > 4 {
+                let middle = (failing + passing) / 8 * 4
+                if acceptable(kaiserKernel(middle)) { passing = middle } else { failing = middle }
+            }
+            if passing < flatK { k = passing; kernel = kaiserKernel(passing) }
         }
 
         // step in stage-input samples per stage output, and its exact form

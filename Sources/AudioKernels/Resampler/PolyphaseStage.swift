@@ -96,7 +96,15 @@ struct PolyphaseStage<T: ResamplerScalar> {
             }
         } else {
             exact = false
-            phaseBits = 9
+            // 512 table phases, cubic (Lagrange) interpolation between them. A long kernel is a
+            // narrow-band one (K grows with the decimation step, and the kernel's bandwidth
+            // shrinks with it), so it varies slowly across one tap and needs fewer phases for the
+            // same interpolation error: halve them each time K doubles past 4,072 taps, keeping
+            // the table at about 2^21 coefficients (extreme ratios such as 282,055 Hz → 3 Hz need
+            // K in the hundreds of thousands; 512 phases of that took seconds and gigabytes).
+            var bits = 9
+            while bits > 1 && ((1 << bits) + 3) * taps > 1 << 21 { bits -= 1 }
+            phaseBits = bits
             phases = 1 << phaseBits
             stepInt = Int(realStep.rounded(.down))
             stepNum = 0

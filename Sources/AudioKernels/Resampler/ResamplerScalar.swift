@@ -53,8 +53,11 @@ struct AlignedBuffer<T> {
 
     init(count: Int, zeroed: Bool = true) {
         let n = max(count, 1)
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: n * MemoryLayout<T>.stride + 64, alignment: 64)
-        if zeroed { raw.initializeMemory(as: UInt8.self, repeating: 0, count: n * MemoryLayout<T>.stride + 64) }
+        let words = (n * MemoryLayout<T>.stride + 64 + 7) / 8
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: words * 8, alignment: 64)
+        // one bulk fill (the typed per-element initialisation is a loop of value-witness calls in
+        // debug builds: seconds for the long tables of extreme ratios)
+        if zeroed { raw.initializeMemory(as: UInt64.self, repeating: 0, count: words) }
         pointer = raw.bindMemory(to: T.self, capacity: n)
         self.count = count
     }
