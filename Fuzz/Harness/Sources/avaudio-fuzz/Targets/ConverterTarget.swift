@@ -77,9 +77,9 @@ func fuzzConverter(_ bytes: [UInt8]) {
     // over 10 s); the design is now bounded (FixedRatioEngine's bisected kernel search,
     // PolyphaseStage's table; ResamplerExtremeRatioTests). What stays is work that grows with the
     // ratio by design: the converter's filter tail is a fixed number of *output* samples, so
-    // flushing a 94,018:1 stream runs 12.5 million input frames of zeros through a 460,000-tap
-    // kernel, and this harness's coverage instrumentation in that inner loop makes it ~20 s per
-    // input. The harness's time goes to many inputs instead.
+    // flushing a 94,018:1 stream runs 12.5 million input frames of zeros through a kernel of
+    // hundreds of thousands of taps, and this harness's coverage instrumentation in that inner
+    // loop makes it ~20 s per input. The harness's time goes to many inputs instead.
     guard max(from.sampleRate / to.sampleRate, to.sampleRate / from.sampleRate) <= 100 else { return }
     guard let converter = AVAudioConverter(from: from, to: to) else { return }
     converter.sampleRateConverterQuality = r.pick([AVAudioQuality.min.rawValue, AVAudioQuality.low.rawValue,
