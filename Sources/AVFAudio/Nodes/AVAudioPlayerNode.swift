@@ -97,18 +97,24 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing {
     open func scheduleSegment(_ file: AVAudioFile, startingFrame: AVAudioFramePosition, frameCount: AVAudioFrameCount, at when: AVAudioTime?,
                               completionHandler: AVAudioNodeCompletionHandler? = nil) {
         let handler: AVAudioPlayerNodeCompletionHandler? = completionHandler.map { h in { _ in h() } }
-        scheduleSegment(file, startingFrame: startingFrame, frameCount: frameCount, at: when, callbackType: .dataConsumed, handler: handler)
+        scheduleSegment(file, startingFrame: startingFrame, frameCount: frameCount, at: when, callbackType: .dataConsumed, handler: handler,
+                        decodeErrorHandler: nil)
     }
 
     /// Schedules a segment of `file` with a typed completion handler.
     open func scheduleSegment(_ file: AVAudioFile, startingFrame: AVAudioFramePosition, frameCount: AVAudioFrameCount, at when: AVAudioTime?,
                               completionCallbackType callbackType: AVAudioPlayerNodeCompletionCallbackType,
                               completionHandler: AVAudioPlayerNodeCompletionHandler? = nil) {
-        scheduleSegment(file, startingFrame: startingFrame, frameCount: frameCount, at: when, callbackType: callbackType, handler: completionHandler)
+        scheduleSegment(file, startingFrame: startingFrame, frameCount: frameCount, at: when, callbackType: callbackType, handler: completionHandler,
+                        decodeErrorHandler: nil)
     }
 
-    private func scheduleSegment(_ file: AVAudioFile, startingFrame: AVAudioFramePosition, frameCount: AVAudioFrameCount, at when: AVAudioTime?,
-                                 callbackType: AVAudioPlayerNodeCompletionCallbackType, handler: AVAudioPlayerNodeCompletionHandler?) {
+    /// `scheduleSegment` with a handler told (once, off the render thread) when the file cannot
+    /// deliver frames it had when scheduled (FileSegmentSource); for AVAudioPlayer's
+    /// `audioPlayerDecodeErrorDidOccur`. Apple's player node has no such report.
+    func scheduleSegment(_ file: AVAudioFile, startingFrame: AVAudioFramePosition, frameCount: AVAudioFrameCount, at when: AVAudioTime?,
+                         callbackType: AVAudioPlayerNodeCompletionCallbackType, handler: AVAudioPlayerNodeCompletionHandler?,
+                         decodeErrorHandler: ((NSError) -> Void)?) {
         let start = max(0, min(startingFrame, file.length))
         let count = Int(min(AVAudioFramePosition(frameCount), file.length - start))
         guard count > 0 else {
@@ -118,7 +124,8 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing {
         }
         let output = outputFormats[0]
         do {
-            let source = try FileSegmentSource(file: file, start: start, frames: count, outputFormat: output)
+            let source = try FileSegmentSource(file: file, start: start, frames: count, outputFormat: output,
+                                               decodeErrorHandler: decodeErrorHandler)
             schedule(.file(source), at: when, options: [], callbackType: callbackType, handler: handler)
         } catch {
             // The file could not be reopened for streaming: report through the handler as completed,

@@ -36,8 +36,19 @@ final class FileSegmentSource {
     let underruns = Atomic<Int>(0)
     private let fillLock = NSLock()
     private let chunk = 4096
+    /// Told (once per source, from the thread that fills the ring: the scheduling caller, the
+    /// prefetch thread, or the offline render's caller; never a real-time render cycle) when the
+    /// file cannot deliver a frame it had when the segment was scheduled: a read error (a damaged
+    /// FLAC frame) or a file truncated meanwhile. The missing frames play as silence. Set before
+    /// the source is scheduled. AVAudioPlayer turns it into `audioPlayerDecodeErrorDidOccur`.
+    private let decodeErrorHandler: ((NSError) -> Void)?
+    private var decodeErrorReported = false
+    private let path: String
 
-    init(file: AVAudioFile, start: Int64, frames: Int, outputFormat: AVAudioFormat) throws {
+    init(file: AVAudioFile, start: Int64, frames: Int, outputFormat: AVAudioFormat,
+         decodeErrorHandler: ((NSError) -> Void)? = nil) throws {
+        self.decodeErrorHandler = decodeErrorHandler
+        path = file.url.path
         // Deinterleaved Float32 at the file's rate and channel count: the ring's input.
         stream = try FileDecodeStream(path: file.url.path) { description in
             AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: description.sampleRate,
@@ -96,10 +107,13 @@ final class FileSegmentSource {
         let remaining = outputLength - written.load(ordering: .relaxed)
         if inputRead < inputFrames {
             let n = min(chunk, inputFrames - inputRead)
-            let got = (try? stream.read(frames: n, at: start + Int64(inputRead), into: decodeBuffer, offset: 0)) ?? 0
+            var got = 0
+            var failure: Error?
+            do { got = try stream.read(frames: n, at: start + Int64(inputRead), into: decodeBuffer, offset: 0) } catch { failure = error }
             if got < n {
-                // Short file (truncated since scheduling): pad with silence.
+                // A read error or a short file (truncated since scheduling): pad with silence.
                 for c in 0..<Int(decodeBuffer.format.channelCount) { (decodeBuffer.floatChannelData![c] + got).update(repeating: 0, count: n - got) }
+                reportDecodeError(failure, at: start + Int64(inputRead + got))
             }
             inputRead += n
             if let converter {
@@ -116,6 +130,25 @@ final class FileSegmentSource {
             let missing = outputLength - written.load(ordering: .relaxed)
             if missing > 0 { writeSilence(min(missing, capacity / 2)) }
         }
+    }
+
+    /// Tells `decodeErrorHandler` (once) why frames from `frame` on are missing (fillLock held;
+    /// the handler only hands the error on asynchronously).
+    private func reportDecodeError(_ failure: Error?, at frame: Int64) {
+        guard let decodeErrorHandler, !decodeErrorReported else { return }
+        decodeErrorReported = true
+        let error: NSError
+        switch failure {
+        case let failure as AudioFileFormatError:
+            error = AVAudioFile.nsError(failure, path: path, failedCall: AVFAudioFailedCall.readFile)
+        case let failure?:
+            error = failure as NSError
+        case nil:
+            error = AVAudioFile.nsError(code: kAudioFileEndOfFileError,
+                                        "\"\(path)\" ended at frame \(frame) while it was being played: it was truncated after it was scheduled (the missing frames play as silence)",
+                                        path: path, failedCall: AVFAudioFailedCall.readFile)
+        }
+        decodeErrorHandler(error)
     }
 
     private func convert(_ converter: SampleRateConverter, frames: Int, limit: Int) -> Int {

@@ -158,14 +158,28 @@ extension AVAudioPlayer {
         // played them back: a silent tail flushes them, and its playback ends the sound.
         let tail = isLast && timePitch != nil ? silentTail() : nil
         player.scheduleSegment(file, startingFrame: start, frameCount: frames, at: nil,
-                               completionCallbackType: isLast && tail == nil ? .dataPlayedBack : .dataConsumed) { [weak self, weak player] _ in
+                               callbackType: isLast && tail == nil ? .dataPlayedBack : .dataConsumed, handler: { [weak self, weak player] _ in
             guard let self, let player else { return }
             if isLast {
                 if tail == nil { self.segmentsDidFinish(generation: g) }
             } else {
                 self.scheduleNextSegment(player: player, generation: g)
             }
-        }
+        }, decodeErrorHandler: { [weak self] error in
+            // A damaged frame or a file truncated while playing: playback stops, and the delegate
+            // hears audioPlayerDecodeErrorDidOccur, then audioPlayerDidFinishPlaying with
+            // successfully false. Apple's page for the latter says only "whether the audio finishes
+            // playing successfully"; its older text, kept in Microsoft's .NET binding of it
+            // (AVAudioPlayer.FinishedPlaying), says the flag is "false if it stopped because a
+            // decoding error occurred".
+            // The first second is decoded inside play() (transportLock held, not yet .playing):
+            // finish only once the transport call in progress has returned.
+            self?.controlQueue.async { [weak self] in
+                guard let self else { return }
+                transportLock.lock(); transportLock.unlock()
+                segmentsDidFinish(generation: g, decodeError: error)
+            }
+        })
         if let tail {
             player.scheduleBuffer(tail, completionCallbackType: .dataPlayedBack) { [weak self] _ in
                 self?.segmentsDidFinish(generation: g)
@@ -182,7 +196,7 @@ extension AVAudioPlayer {
     }
 
     /// The last segment has been played back: the player stops, rewinds to 0 and tells its delegate.
-    func segmentsDidFinish(generation g: Int) {
+    func segmentsDidFinish(generation g: Int, decodeError: NSError? = nil) {
         stateLock.lock()
         guard g == generation, state == .playing else { stateLock.unlock(); return }
         generation += 1
@@ -197,7 +211,8 @@ extension AVAudioPlayer {
             if stillStopped { engine?.stop() }
             transportLock.unlock()
             DispatchQueue.main.async { [self] in
-                delegate?.audioPlayerDidFinishPlaying(self, successfully: true)
+                if let decodeError { delegate?.audioPlayerDecodeErrorDidOccur(self, error: decodeError) }
+                delegate?.audioPlayerDidFinishPlaying(self, successfully: decodeError == nil)
             }
         }
     }

@@ -85,6 +85,35 @@ struct AVAudioPlayerTests {
         #expect(player.currentTime == 0)
     }
 
+    @Test("A file truncated while it plays: playback stops; the delegate hears audioPlayerDecodeErrorDidOccur with a readable NSError, then audioPlayerDidFinishPlaying unsuccessfully, on the main queue")
+    func decodeErrorWhenTruncatedWhilePlaying() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // 6 s: the player has the first second decoded when play() returns and the prefetcher
+        // stays about two seconds ahead, so cutting the file to 0.5 s at once leaves seconds
+        // that can no longer be read.
+        let url = try PlayerTestFiles.sine(dir.appendingPathComponent("cut.wav"), seconds: 6)
+        let player = try AVAudioPlayer(contentsOf: url)
+        player.currentDevice = "null"
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.play())
+        #expect(truncate(url.path, off_t(44 + 48_000 * 4 / 2)) == 0)
+        #expect(waitUntil(8) { delegate.calls.count >= 2 })
+        let calls = delegate.calls
+        #expect(calls.map { $0.name } == ["decodeError", "didFinishPlaying"])
+        #expect(calls.allSatisfy { $0.onMainThread })
+        #expect(calls.last?.flag == false)
+        let error = delegate.errors.first.flatMap { $0 } as NSError?
+        #expect(error?.domain == "com.apple.coreaudio.avfaudio")
+        #expect(error?.code == Int(kAudioFileEndOfFileError))
+        #expect(error?.localizedDescription.contains("truncated") == true, "\(String(describing: error?.localizedDescription))")
+        #expect(!player.isPlaying)
+        #expect(player.currentTime == 0)
+        usleep(100_000)   // nothing more arrives
+        #expect(delegate.calls.count == 2)
+    }
+
     @Test("numberOfLoops = 2 plays three times; -1 loops until stop()")
     func loops() throws {
         let dir = try PlayerTestFiles.directory()
@@ -214,6 +243,35 @@ struct AVAudioPlayerTests {
         #expect(abs(player.peakPower(forChannel: 0) - (-6.021)) < 0.05, "\(player.peakPower(forChannel: 0))")
         #expect(waitUntil(5) { !delegate.calls.isEmpty })
         #expect(delegate.calls.first?.flag == true)
+    }
+
+    @Test("A FLAC file with a damaged frame: audioPlayerDecodeErrorDidOccur, then audioPlayerDidFinishPlaying unsuccessfully",
+          .enabled(if: DeviceComponents.executable("ffmpeg") != nil, "ffmpeg is not installed"))
+    func decodeErrorOnDamagedFLAC() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 2.5, rate: 44_100, channels: 2, amplitude: 0.5,
+                                           settings: [AVLinearPCMBitDepthKey: 16, AVLinearPCMIsFloatKey: false])
+        let flac = dir.appendingPathComponent("tone.flac")
+        let ffmpeg = try ChildProcess(DeviceComponents.executable("ffmpeg")!, ["-loglevel", "error", "-y", "-i", wav.path, "-c:a", "flac", flac.path],
+                                      environment: ProcessInfo.processInfo.environment)
+        #expect(waitUntil(30) { !ffmpeg.isRunning })
+        // Damage 20 bytes in the middle of the stream (a frame's payload or header: either way
+        // that frame cannot be decoded; FLACFileReaderTests covers both).
+        var bytes = try [UInt8](Data(contentsOf: flac))
+        for k in 0..<20 { bytes[bytes.count / 2 + k] ^= 0xA5 }
+        try Data(bytes).write(to: flac)
+        let player = try AVAudioPlayer(contentsOf: flac)
+        player.currentDevice = "null"
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.play())
+        #expect(waitUntil(8) { delegate.calls.count >= 2 })
+        #expect(delegate.calls.map { $0.name } == ["decodeError", "didFinishPlaying"])
+        #expect(delegate.calls.last?.flag == false)
+        let error = delegate.errors.first.flatMap { $0 } as NSError?
+        #expect(error?.domain == "com.apple.coreaudio.avfaudio", "\(String(describing: error))")
+        #expect(!player.isPlaying)
     }
 
     @Test("Meter ballistics: after a tone stops, the peak falls 20 dB per 1.7 s and the average decays with its 300 ms time constant")

@@ -68,6 +68,13 @@ final class RecordingDelegate: NSObject, AVAudioPlayerDelegate, AVAudioRecorderD
         lock.lock(); _calls.append(Call(name: name, flag: flag, onMainThread: MainQueue.isCurrent, time: Date())); lock.unlock()
     }
     func audioPlayerDidFinishPlaying(_ player: AVAudioPlayer, successfully flag: Bool) { record("didFinishPlaying", flag) }
+    private var _errors: [Error?] = []
+    /// The errors `audioPlayerDecodeErrorDidOccur` / `audioRecorderEncodeErrorDidOccur` received.
+    var errors: [Error?] { lock.lock(); defer { lock.unlock() }; return _errors }
+    func audioPlayerDecodeErrorDidOccur(_ player: AVAudioPlayer, error: Error?) {
+        lock.lock(); _errors.append(error); lock.unlock()
+        record("decodeError", false)
+    }
     func audioPlayerBeginInterruption(_ player: AVAudioPlayer) { record("beginInterruption", true) }
     func audioRecorderDidFinishRecording(_ recorder: AVAudioRecorder, successfully flag: Bool) { record("didFinishRecording", flag) }
     func audioRecorderBeginInterruption(_ recorder: AVAudioRecorder) { record("recorderBeginInterruption", true) }
