@@ -8,5 +8,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export AVAUDIO_SOAK_SECONDS=${AVAUDIO_SOAK_SECONDS:-86400}
 export AVAUDIO_BACKEND=${AVAUDIO_BACKEND:-null}
-swift build -c release --build-tests
-swift test -c release --skip-build --filter SoakTests 2>&1 | tee /tmp/avaudio-soak.log | grep -E "soak:|✘|✔ Test run"
+swift build -c release --build-tests -Xswiftc -enable-testing   # (@testable imports in the test targets)
+swift test -c release -Xswiftc -enable-testing --skip-build --filter SoakTests 2>&1 | tee /tmp/avaudio-soak.log | grep -E "soak:|✘|✔ Test run"
