@@ -118,6 +118,16 @@ public enum AudioDevices {
         return true
     }
 
+    /// Whether another process plays through the PulseAudio (or pipewire-pulse) server at
+    /// `server` (nil: libpulse's default): a playback stream it owns that is not corked. Nil when
+    /// no server answers (ALSA and JACK have no such list).
+    public static func otherProcessIsPlaying(pulseServer server: String? = nil) -> Bool? {
+        guard let pulse = try? Pulse.library(), let connection = try? PulseConnection(server: server, pulse: pulse) else { return nil }
+        defer { connection.close() }
+        let me = getpid()
+        return connection.playbackStreams().contains { !$0.corked && $0.processID != me }
+    }
+
     /// Whether ALSA sees a sound card.
     public static func alsaHasSoundCard() -> Bool {
         guard let alsa = try? ALSA.library() else { return false }

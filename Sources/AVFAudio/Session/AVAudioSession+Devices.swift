@@ -85,6 +85,16 @@ extension AVAudioSession {
 
     // MARK: Reading the device layer
 
+    /// `isOtherAudioPlaying`: asks the session's PulseAudio server (the automatic selection asks
+    /// the default server when one answers).
+    func otherAudioIsPlaying() -> Bool {
+        switch resolvedSelection {
+        case .pulse(_, _, let server): return AudioDevices.otherProcessIsPlaying(pulseServer: server) ?? false
+        case .automatic: return AudioDevices.otherProcessIsPlaying() ?? false
+        default: return false
+        }
+    }
+
     /// Lists the devices of `selection`'s backend; `reachable` false when its server does not answer.
     static func enumerate(_ selection: AudioDeviceSelection) -> (devices: [AudioDeviceInfo], reachable: Bool, server: String?) {
         switch selection {

@@ -185,8 +185,11 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     open func requestRecordPermission(_ response: @escaping @Sendable (Bool) -> Void) {
         DispatchQueue.global().async { response(true) }
     }
-    /// Whether another app is playing: not known on Linux, so false (as Apple reports with no other audio).
-    open var isOtherAudioPlaying: Bool { false }
+    /// Whether another app is playing. Through PulseAudio (or pipewire-pulse): whether another
+    /// process has a playback stream on the session's server that is not paused (corked). With
+    /// ALSA, JACK or the null device there is no list of other players: false, as Apple reports
+    /// when nothing else plays.
+    open var isOtherAudioPlaying: Bool { otherAudioIsPlaying() }
     open var secondaryAudioShouldBeSilencedHint: Bool { false }
     /// The prompt style for a voice-prompting app: normal (nothing else is recording).
     open var promptStyle: PromptStyle { .normal }

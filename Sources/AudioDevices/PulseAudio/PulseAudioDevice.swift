@@ -178,6 +178,34 @@ final class PulseConnection: @unchecked Sendable {
         pulse.operationUnref(operation)
     }
 
+    /// The server's playback streams (sink inputs): the process that owns each (its
+    /// `application.process.id` property, which libpulse sets for every client) and whether it is
+    /// corked (paused).
+    func playbackStreams() -> [(processID: Int32?, corked: Bool)] {
+        final class Collector {
+            var streams: [(processID: Int32?, corked: Bool)] = []
+            let connection: PulseConnection
+            init(_ connection: PulseConnection) { self.connection = connection }
+        }
+        let collector = Collector(self)
+        let pointer = Unmanaged.passUnretained(collector).toOpaque()
+        let callback: Pulse.InfoCallback = { _, info, eol, userdata in
+            let collector = Unmanaged<Collector>.fromOpaque(userdata!).takeUnretainedValue()
+            if eol == 0, let info {
+                let proplist = info.load(fromByteOffset: Pulse.sinkInputProplistOffset, as: OpaquePointer?.self)
+                let pid = proplist.flatMap { collector.connection.pulse.proplistGets($0, "application.process.id") }
+                    .flatMap { Int32(String(cString: $0)) }
+                let corked = info.load(fromByteOffset: Pulse.sinkInputCorkedOffset, as: Int32.self) != 0
+                collector.streams.append((pid, corked))
+            }
+            collector.connection.pulse.mainloopSignal(collector.connection.mainloop, 0)
+        }
+        pulse.mainloopLock(mainloop)
+        waitLocked(pulse.contextGetSinkInputInfoList(context, callback, pointer))
+        pulse.mainloopUnlock(mainloop)
+        return collector.streams
+    }
+
     /// Sinks and sources, as device descriptions.
     func enumerate() -> [AudioDeviceInfo] {
         final class Collector {

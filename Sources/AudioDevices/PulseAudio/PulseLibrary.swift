@@ -75,6 +75,7 @@ enum Pulse {
     typealias StreamLatency = @convention(c) (OpaquePointer, UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<Int32>) -> Int32
     typealias StreamBufferAttr = @convention(c) (OpaquePointer) -> UnsafeRawPointer?
     typealias StrError = @convention(c) (Int32) -> UnsafePointer<CChar>?
+    typealias ProplistGets = @convention(c) (OpaquePointer?, UnsafePointer<CChar>) -> UnsafePointer<CChar>?
 
     struct Library {
         let mainloopNew: MainloopNew
@@ -96,6 +97,8 @@ enum Pulse {
         let contextUnref: Unref
         let contextGetSinkInfoList: GetInfoList
         let contextGetSourceInfoList: GetInfoList
+        let contextGetSinkInputInfoList: GetInfoList
+        let proplistGets: ProplistGets
         let contextGetServerInfo: GetServerInfo
         let operationGetState: GetState
         let operationUnref: Unref
@@ -137,6 +140,8 @@ enum Pulse {
             contextUnref = try lib.function("pa_context_unref")
             contextGetSinkInfoList = try lib.function("pa_context_get_sink_info_list")
             contextGetSourceInfoList = try lib.function("pa_context_get_source_info_list")
+            contextGetSinkInputInfoList = try lib.function("pa_context_get_sink_input_info_list")
+            proplistGets = try lib.function("pa_proplist_gets")
             contextGetServerInfo = try lib.function("pa_context_get_server_info")
             operationGetState = try lib.function("pa_operation_get_state")
             operationUnref = try lib.function("pa_operation_unref")
@@ -177,6 +182,14 @@ enum Pulse {
     //     pa_sample_spec sample_spec @24 (format @24, rate @28, channels @32).
     //   pa_server_info: char *user_name @0, *host_name @8, *server_version @16, *server_name @24;
     //     pa_sample_spec @32 (rate @36, channels @40); char *default_sink_name @48, *default_source_name @56.
+    //   pa_sink_input_info: uint32 index @0; char *name @8; uint32 owner_module @16, client @20,
+    //     sink @24; pa_sample_spec @28 (12 bytes); pa_channel_map @40 (uint8 channels, then 32
+    //     int32 positions from @44); pa_cvolume @172 (uint8 channels, 32 uint32 values from @176);
+    //     pa_usec_t buffer_usec @304, sink_usec @312; char *resample_method @320, *driver @328;
+    //     int mute @336; pa_proplist *proplist @344; int corked @352; int has_volume @356.
+    static let sinkInputProplistOffset = 344
+    static let sinkInputCorkedOffset = 352
+
     static func string(_ base: UnsafeRawPointer, at offset: Int) -> String? {
         base.load(fromByteOffset: offset, as: UnsafePointer<CChar>?.self).map { String(cString: $0) }
     }

@@ -183,6 +183,42 @@ struct AVAudioSessionTests {
         #expect(peak2 > 0.3, "unmuted input recorded a peak of \(peak2)")
     }
 
+    @Test("isOtherAudioPlaying: true while another process plays to the session's PulseAudio server (pacat), false when it stops and while only this process plays (an AVAudioPlayer)",
+          .enabled(if: DeviceComponents.pulse && DeviceComponents.executable("pacat") != nil, "pulseaudio, pacat or libpulse.so.0 is not installed"))
+    func otherAudioPlaying() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session._setDeviceSelector(nil) }
+        try session._setDeviceSelector("pulse@\(server.server)")
+        #expect(!session.isOtherAudioPlaying)
+
+        // Another process: pacat playing zeros to the null sink.
+        let other = try ChildProcess(DeviceComponents.executable("pacat")!, ["--raw", "/dev/zero"], environment: server.clientEnvironment)
+        #expect(waitUntil(5) { session.isOtherAudioPlaying }, "pacat's stream was not seen")
+        other.stop()
+        #expect(waitUntil(5) { !session.isOtherAudioPlaying }, "pacat's stream was still seen after it ended")
+
+        // This process playing is not "other audio".
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try PlayerTestFiles.sine(dir.appendingPathComponent("a.wav"), seconds: 3)
+        let player = try AVAudioPlayer(contentsOf: url)
+        player.currentDevice = "pulse@\(server.server)"
+        #expect(player.play())
+        defer { player.stop() }
+        usleep(300_000)
+        #expect(player.isPlaying)
+        // The server does list a stream of this process (pactl's view), and it is not "other".
+        let listing = dir.appendingPathComponent("sink-inputs.txt")
+        let pactl = try ChildProcess(DeviceComponents.executable("pactl")!, ["list", "sink-inputs"], environment: server.clientEnvironment,
+                                     stdout: listing.path)
+        #expect(waitUntil(10) { !pactl.isRunning })
+        let text = (try? String(contentsOf: listing, encoding: .utf8)) ?? ""
+        #expect(text.contains("application.process.id = \"\(getpid())\""), "pactl list sink-inputs: \(text.prefix(400))")
+        #expect(!session.isOtherAudioPlaying)
+    }
+
     @Test("Route changes when the null sink is unloaded (oldDeviceUnavailable, previous route given) and loaded again (newDeviceAvailable), the default switched (routeConfigurationChange); interruptions when the server dies (began) and returns (ended, shouldResume)",
           .enabled(if: DeviceComponents.pulse && DeviceComponents.executable("pactl") != nil, "pulseaudio or pactl is not installed"))
     func routeChangesAndInterruptions() throws {
