@@ -69,7 +69,7 @@ public final class ChannelMatrixKernel {
     }
 }
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum ChannelMatrixKernelRealTimeSafety {
     @_noLocks
     static func apply(_ k: ChannelMatrixKernel, _ i: UnsafePointer<UnsafeMutablePointer<Float>>,

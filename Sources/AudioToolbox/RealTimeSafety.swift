@@ -3,7 +3,7 @@
 // instantiate metadata. Only in optimised builds (see Sources/AudioKernels/RealTimeSafety.swift
 // for why); never called.
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum AudioToolboxRealTimeSafety {
     @_noLocks
     static func renderSide(_ parameter: AUParameter, _ value: AUValue) -> AUValue {

@@ -4,7 +4,7 @@
 // AudioKernels/RealTimeSafety.swift for why); never called. The libm calls (SynthMath.swift) and
 // the C voice loops (CSamplerKernels) are vouched for by hand: they touch no heap and no lock.
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum SamplerRealTimeSafety {
     @_noLocks
     static func cycle(_ synth: SamplerSynth, _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ frames: Int) {

@@ -3,7 +3,7 @@
 // Engine/RenderCore/RenderPathProof.swift: a `@_noLocks` wrapper that exists only in optimised
 // builds and is never called; if a change makes the step lock, allocate or retain,
 // `swift build -c release --target AVFAudio` fails here.
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum SequencerRenderPathProof {
     @_noLocks
     static func hooks(_ hooks: SequencerHooks) {

@@ -5,7 +5,7 @@
 // the sample they were scheduled for), so `setParameter` is proved as well as `process`; the
 // libm calls inside are vouched for by hand in EffectMath.swift.
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum EffectsRealTimeSafety {
     typealias In = UnsafePointer<UnsafeMutablePointer<Float>>
     typealias Out = UnsafePointer<UnsafeMutablePointer<Float>>

@@ -4,7 +4,7 @@
 // functions are never called. The permuted FFT's calls into its C body are vouched for by hand
 // in PermutedFFT+CKernels.swift (the checker cannot see into C).
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum FFTRealTimeSafety {
     @_noLocks
     static func float(_ c: ComplexFFT<Float>, _ r: RealFFT<Float>, _ k: BlockConvolver<Float>, _ d: MDCT<Float>, _ p: PermutedFFT<Float>,

@@ -62,7 +62,7 @@ public struct StereoMixKernel {
 
 // Compile-time proof (optimised builds; see RealTimeSafety.swift) that a render-side caller of
 // the kernel stays free of allocation and locks.
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum StereoMixKernelRealTimeSafety {
     @_noLocks
     static func mix(_ kernel: StereoMixKernel, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,

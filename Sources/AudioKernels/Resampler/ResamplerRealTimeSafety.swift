@@ -4,7 +4,7 @@
 // why); the functions are never called. The calls into the C kernels are vouched for by hand in
 // ResamplerCKernels.swift (the checker cannot see into C).
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum ResamplerRealTimeSafety {
     @_noLocks
     static func process(_ c: SampleRateConverter,

@@ -3,7 +3,7 @@
 // take a lock or instantiate metadata. Only in optimised builds (see RealTimeSafety.swift for
 // why); the functions are never called.
 
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum TimeStretchRealTimeSafety {
     @_noLocks
     static func render(_ s: TimeStretcher, _ input: UnsafePointer<UnsafePointer<Float>>,

@@ -11,7 +11,7 @@
 // calls into AudioKernels proved there (`KernelCall`), at two hand-vouched numeric helpers
 // (`KernelCall.power`, `widen`) and at a player's file segments (`ScheduledItem.copyConverted`:
 // offline file reading may block by design); see the threading section of ARCHITECTURE.md.
-#if !DEBUG
+#if !DEBUG && !AVAUDIO_TESTABLE_RELEASE
 enum RenderPathProof {
     @_noLocks
     static func gate(_ g: Unmanaged<RenderGate>) -> Bool {
