@@ -114,7 +114,7 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing {
     /// `audioPlayerDecodeErrorDidOccur`. Apple's player node has no such report.
     func scheduleSegment(_ file: AVAudioFile, startingFrame: AVAudioFramePosition, frameCount: AVAudioFrameCount, at when: AVAudioTime?,
                          callbackType: AVAudioPlayerNodeCompletionCallbackType, handler: AVAudioPlayerNodeCompletionHandler?,
-                         decodeErrorHandler: ((NSError) -> Void)?) {
+                         decodeErrorHandler: ((NSError) -> Void)?, channelMap: [Int]? = nil) {
         let start = max(0, min(startingFrame, file.length))
         let count = Int(min(AVAudioFramePosition(frameCount), file.length - start))
         guard count > 0 else {
@@ -125,7 +125,7 @@ open class AVAudioPlayerNode: AVAudioNode, AVAudioMixing {
         let output = outputFormats[0]
         do {
             let source = try FileSegmentSource(file: file, start: start, frames: count, outputFormat: output,
-                                               decodeErrorHandler: decodeErrorHandler)
+                                               channelMap: channelMap, decodeErrorHandler: decodeErrorHandler)
             schedule(.file(source), at: when, options: [], callbackType: callbackType, handler: handler)
         } catch {
             // The file could not be reopened for streaming: report through the handler as completed,

@@ -46,7 +46,7 @@ final class FileSegmentSource {
     private let path: String
 
     init(file: AVAudioFile, start: Int64, frames: Int, outputFormat: AVAudioFormat,
-         decodeErrorHandler: ((NSError) -> Void)? = nil) throws {
+         channelMap: [Int]? = nil, decodeErrorHandler: ((NSError) -> Void)? = nil) throws {
         self.decodeErrorHandler = decodeErrorHandler
         path = file.url.path
         // Deinterleaved Float32 at the file's rate and channel count: the ring's input.
@@ -62,7 +62,9 @@ final class FileSegmentSource {
         decodeBuffer = AVAudioPCMBuffer(pcmFormat: decodeFormat, frameCapacity: AVAudioFrameCount(chunk))!
         mixed = PlanarFloatBuffer(channels: channels, capacity: chunk)
         let fileFormat = file.processingFormat
-        matrix = ChannelMixPlan.matrix(from: fileFormat, to: outputFormat, downmix: false, channelMap: nil)
+        // (`channelMap`: output channel k plays file channel channelMap[k], negative = silent;
+        // AVAudioPlayer's channelAssignments)
+        matrix = ChannelMixPlan.matrix(from: fileFormat, to: outputFormat, downmix: false, channelMap: channelMap)
         self.start = start
         inputFrames = frames
         if description.sampleRate != outputFormat.sampleRate {

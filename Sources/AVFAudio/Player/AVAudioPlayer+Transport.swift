@@ -50,7 +50,10 @@ extension AVAudioPlayer {
         let device = _currentDevice
         let metering = _meteringEnabled
         stateLock.unlock()
-        if engine != nil, graphHasRate == wantsRate { return }
+        stateLock.lock()
+        let assigned = _channelAssignments.flatMap { $0.isEmpty ? nil : $0.map { $0.channelNumber - 1 } }
+        stateLock.unlock()
+        if engine != nil, graphHasRate == wantsRate, graphAssignedOutputs == assigned { return }
         if let engine {
             engine.stop()
             if let configurationObserver { NotificationCenter.default.removeObserver(configurationObserver) }
@@ -60,7 +63,25 @@ extension AVAudioPlayer {
         try? engine._setAudioDevice(device ?? AVAudioSession.sharedInstance().playbackSelector)
         let player = AVAudioPlayerNode()
         engine.attach(player)
-        let format = file.processingFormat
+        var format = file.processingFormat
+        var channelMap: [Int]?
+        if let assigned {
+            // channelAssignments: the player's channels go to the output channels named (their
+            // channelNumber, 1-based as the session's route gives them); every other output
+            // channel is silent. The player node then feeds the mixer in the output's own
+            // channel count and layout, so the mixer passes each channel straight through.
+            let output = engine.mainMixerNode.outputFormat(forBus: 0)
+            let channels = Int(output.channelCount)
+            let fileChannels = Int(format.channelCount)
+            let routed = output.channelLayout.flatMap {
+                AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: format.sampleRate, interleaved: false, channelLayout: $0)
+            } ?? AVAudioFormat(standardFormatWithSampleRate: format.sampleRate, channels: AVAudioChannelCount(channels))
+            if let routed {
+                format = routed
+                channelMap = (0..<channels).map { k in assigned.firstIndex(of: k).flatMap { $0 < fileChannels ? $0 : nil } ?? -1 }
+            }
+        }
+        meter.setChannelSources(channelMap == nil ? nil : assigned)
         var last: AVAudioNode = player
         var pitch: AVAudioUnitTimePitch?
         if wantsRate {
@@ -75,6 +96,8 @@ extension AVAudioPlayer {
         self.playerNode = player
         self.timePitch = pitch
         graphHasRate = wantsRate
+        graphAssignedOutputs = assigned
+        graphChannelMap = channelMap
         applyMixing()
         if metering { installMeterTap() }
         configurationObserver = NotificationCenter.default.addObserver(forName: .AVAudioEngineConfigurationChange, object: engine, queue: nil) {
@@ -157,6 +180,7 @@ extension AVAudioPlayer {
         // With the time-pitch unit, the last frames are still inside it when the player has
         // played them back: a silent tail flushes them, and its playback ends the sound.
         let tail = isLast && timePitch != nil ? silentTail() : nil
+        let channelMap = graphChannelMap
         player.scheduleSegment(file, startingFrame: start, frameCount: frames, at: nil,
                                callbackType: isLast && tail == nil ? .dataPlayedBack : .dataConsumed, handler: { [weak self, weak player] _ in
             guard let self, let player else { return }
@@ -179,7 +203,7 @@ extension AVAudioPlayer {
                 transportLock.lock(); transportLock.unlock()
                 segmentsDidFinish(generation: g, decodeError: error)
             }
-        })
+        }, channelMap: channelMap)
         if let tail {
             player.scheduleBuffer(tail, completionCallbackType: .dataPlayedBack) { [weak self] _ in
                 self?.segmentsDidFinish(generation: g)

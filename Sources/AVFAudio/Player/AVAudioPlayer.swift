@@ -159,6 +159,12 @@ open class AVAudioPlayer: NSObject {
     var timePitch: AVAudioUnitTimePitch?
     /// Whether the built graph has the time-pitch unit.
     var graphHasRate = false
+    /// The output channel (0-based) each file channel plays on, from `channelAssignments`, as the
+    /// built graph routes them (nil: the default layout mapping).
+    var graphAssignedOutputs: [Int]?
+    /// The graph's routing for the player node's file segments: output channel k plays file
+    /// channel graphChannelMap[k] (negative: silent).
+    var graphChannelMap: [Int]?
     var configurationObserver: NSObjectProtocol?
     var fadeTimer: DispatchSourceTimer?
     var positionSampler: DispatchSourceTimer?
@@ -215,9 +221,11 @@ open class AVAudioPlayer: NSObject {
         }
     }
 
-    /// The channel descriptions the player's channels are assigned to (iOS). Stored and returned;
-    /// the player's channels always go to the device's channels in order (the engine's mixer
-    /// maps them), so an assignment does not reroute yet.
+    /// The output channels the player's channels play on, one description per player channel
+    /// (from the session's `currentRoute.outputs[…].channels`: its `channelNumber`, 1-based,
+    /// names the output channel). Output channels no player channel is assigned to are silent;
+    /// nil (the default) maps the channels by layout. Takes effect at the next `prepareToPlay()`
+    /// or `play()` (the graph is rebuilt); the meters stay per player channel.
     open var channelAssignments: [AVAudioSessionChannelDescription]? {
         get { stateLock.lock(); defer { stateLock.unlock() }; return _channelAssignments }
         set { stateLock.lock(); _channelAssignments = newValue; stateLock.unlock() }

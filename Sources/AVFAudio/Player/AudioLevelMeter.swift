@@ -49,6 +49,14 @@ final class AudioLevelMeter: @unchecked Sendable {
 
     var channelCount: Int { meanSquare.count }
 
+    /// Which channel of the tapped buffers each meter channel reads (nil: the same index). Set
+    /// when the player's channels are routed to other output channels (`channelAssignments`):
+    /// the meters stay per channel of the file, as Apple's are per channel of the player.
+    private var sources: [Int]?
+    func setChannelSources(_ sources: [Int]?) {
+        lock.lock(); self.sources = sources; lock.unlock()
+    }
+
     /// Forgets everything: both meters read −160 until audio arrives.
     func reset() {
         lock.lock(); defer { lock.unlock() }
@@ -68,14 +76,16 @@ final class AudioLevelMeter: @unchecked Sendable {
         guard frames > 0 else { return }
         let rate = buffer.format.sampleRate
         let stride = buffer.stride
-        let channels = min(Int(buffer.format.channelCount), channelCount)
+        let bufferChannels = Int(buffer.format.channelCount)
         // One-pole coefficient per sample for the mean square; peak decay per sample in dB.
         let a = exp(-1.0 / (Self.averageTimeConstant * rate))
         let decayPerFrame = Self.peakDecayDecibelsPerSecond / rate
         let g = Double(gain)
         lock.lock(); defer { lock.unlock() }
-        for c in 0..<channels {
-            let p = data[c]
+        for c in 0..<channelCount {
+            let source = sources.map { c < $0.count ? $0[c] : -1 } ?? c
+            guard source >= 0, source < bufferChannels else { continue }
+            let p = data[source]
             var ms = meanSquare[c]
             var blockPeak = 0.0
             for i in 0..<frames {

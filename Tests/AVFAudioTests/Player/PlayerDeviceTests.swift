@@ -121,6 +121,43 @@ struct PlayerDeviceTests {
         #expect(gaps == 0, "\(gaps) quiet blocks inside the looped tone: \(quiet.map { ($0.offset, $0.element) }) in \(leftRegion)")
     }
 
+    @Test("channelAssignments: a mono tone assigned to the route's second channel plays on the right only, at full level; the meter still reads the file's channel",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func channelAssignments() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let session = AVAudioSession.sharedInstance()
+        try session._setDeviceSelector("pulse:nullsink@\(server.server)")
+        defer { try? session._setDeviceSelector(nil) }
+        let right = try #require(session.currentRoute.outputs.first?.channels?.last)
+        #expect(right.channelNumber == 2)
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5)
+        let monitor = try MonitorRecording(server)
+        let player = try AVAudioPlayer(contentsOf: url)
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        player.channelAssignments = [right]
+        #expect(player.channelAssignments?.first?.channelNumber == 2)
+        player.isMeteringEnabled = true
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.play())
+        usleep(700_000)
+        player.updateMeters()
+        let average = player.averagePower(forChannel: 0)
+        #expect(waitUntil(10) { !delegate.calls.isEmpty })
+        usleep(300_000)
+        let (l, r) = try monitor.finish()
+        let left = envelope(l), rightEnvelope = envelope(r)
+        let region = try #require(soundRegion(rightEnvelope))
+        #expect(abs(steadyAmplitude(rightEnvelope, region) - 0.5) < 0.01, "right \(steadyAmplitude(rightEnvelope, region))")
+        #expect(left[region.first...region.last].max()! < 0.005, "the left channel must be silent: \(left[region.first...region.last].max()!)")
+        #expect(average > -10 && average < -8, "the meter reads the file's channel 0: \(average) dBFS")
+    }
+
     @Test("Rate 2 with enableRate plays a 1 s file in 0.5 s at the same pitch (1 kHz)",
           .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
     func rateKeepsPitch() throws {
