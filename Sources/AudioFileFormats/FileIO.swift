@@ -52,7 +52,8 @@ struct RawFile {
     let path: String
 
     static func open(path: String, forWriting: Bool) throws -> RawFile {
-        let flags = forWriting ? (O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC)
+        // (no O_TRUNC: a file another writer holds must be refused before it is emptied)
+        let flags = forWriting ? (O_RDWR | O_CREAT | O_CLOEXEC) : (O_RDONLY | O_CLOEXEC)
         var fd: Int32
         repeat { fd = posixOpen(path, flags, 0o644) } while fd < 0 && errno == EINTR
         if fd < 0 {
@@ -73,8 +74,49 @@ struct RawFile {
                 // Apple reports 'wht?' for a directory (read(2) fails with EISDIR → default).
                 throw AudioFileFormatError(code: Code.unspecified, message: "\(quoted(path)) is a directory, not an audio file")
             }
+        } else {
+            if let error = lockForWriting(fd, path: path) { _ = posixClose(fd); throw error }
+            if ftruncate(fd, 0) != 0 {
+                let err = errno
+                _ = posixClose(fd)
+                throw AudioFileFormatError(code: openErrorCode(err), message: "cannot create \(quoted(path)): \(systemErrorText(err))")
+            }
         }
         return RawFile(fd: fd, path: path)
+    }
+
+    /// One writer per file: every writer holds an exclusive `flock` on its descriptor for as long
+    /// as it is open, and a second writer on the same file (in this process or another) is refused
+    /// with -54 (kAudio_FilePermissionError, what Apple reports for a file it may not create)
+    /// before it touches the file — the first writer's file stays whole. Apple's ExtAudioFile
+    /// takes no lock (a second writer there erases the first one's file); refusing is the safe
+    /// behaviour. Readers take no lock: reading a file while it is written is supported.
+    static func lockForWriting(_ fd: Int32, path: String) -> AudioFileFormatError? {
+        var result: Int32
+        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+        guard result != 0 else { return nil }
+        let err = errno
+        if err == EWOULDBLOCK {
+            return AudioFileFormatError(code: -54, message: "cannot create \(quoted(path)): another writer has it open (one AVAudioFile may write a file at a time)")
+        }
+        // (file systems without flock support, e.g. some network mounts: no lock, as before)
+        return nil
+    }
+
+    /// Refuses (throws) when a writer holds `path` open; nothing happens when there is no file.
+    static func checkNoWriter(path: String) throws {
+        var fd: Int32
+        repeat { fd = posixOpen(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0) } while fd < 0 && errno == EINTR
+        guard fd >= 0 else { return }
+        defer { _ = posixClose(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return }
+        var result: Int32
+        repeat { result = flock(fd, LOCK_EX | LOCK_NB) } while result != 0 && errno == EINTR
+        if result != 0 && errno == EWOULDBLOCK {
+            throw AudioFileFormatError(code: -54, message: "cannot create \(quoted(path)): another writer has it open (one AVAudioFile may write a file at a time)")
+        }
+        // (the probe's own lock, if taken, goes with its descriptor)
     }
 
     /// Creates the file at `path` holding `header`, atomically: the header is written to a new
@@ -114,7 +156,11 @@ struct RawFile {
         }
         let file = RawFile(fd: fd, path: path)
         do {
+            // (the new file is locked before it takes the name, so no second writer sees it unlocked)
+            if let error = lockForWriting(fd, path: path) { throw error }
             try file.write(header, at: 0)
+            // A writer holding the file at `path`: refuse rather than rename over its file.
+            try checkNoWriter(path: path)
         } catch {
             _ = posixClose(fd)
             unlink(temporary)

@@ -29,7 +29,8 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
     private let bytesPerFrameInBuffer: Int
 
     /// Creates a buffer for `frameCapacity` frames of a PCM format, zero-filled, with
-    /// `frameLength` 0. Returns nil when the format is not PCM.
+    /// `frameLength` 0. Returns nil when the format is not PCM, or, as Apple documents, when the
+    /// byte capacity (`frameCapacity × mBytesPerFrame`) does not fit the UInt32 `mDataByteSize`.
     public init?(pcmFormat format: AVAudioFormat, frameCapacity: AVAudioFrameCount) {
         guard format.isPCM else { return nil }
         let d = format.streamDescription.pointee
@@ -37,6 +38,8 @@ open class AVAudioPCMBuffer: AVAudioBuffer {
         let buffers = interleaved ? 1 : Int(d.mChannelsPerFrame)
         let bytesPerFrame = Int(d.mBytesPerFrame)
         let perBuffer = bytesPerFrame * Int(frameCapacity)
+        // (beyond it, setting frameLength trapped converting the byte size to UInt32)
+        guard bytesPerFrame > 0, perBuffer <= Int(UInt32.max) else { return nil }
         let (total, overflow) = perBuffer.multipliedReportingOverflow(by: buffers)
         guard !overflow else { return nil }
         guard let (memory, mapped) = SampleMemory.allocateZeroed(byteCount: max(total, 64)) else { return nil }

@@ -130,6 +130,11 @@ open class AVAudioConverter: NSObject {
 
     deinit { inputPointerScratch.deallocate() }
 
+    /// The largest sample-rate ratio, either way, a converter accepts: 1 kHz ↔ 384 kHz, the
+    /// widest an engine connection carries. Designing the filter takes time in proportion to a
+    /// down-sampling ratio (measured in a debug build: 384:1 about 4 s, 1024:1 10 s, 4096:1 25 s).
+    static let maximumRateRatio: Double = 384
+
     /// Frames per internal conversion step: 4096 frames keep each stage's scratch in L1/L2.
     static let chunkFrames = 4096
 
@@ -138,6 +143,11 @@ open class AVAudioConverter: NSObject {
     public init?(from fromFormat: AVAudioFormat, to toFormat: AVAudioFormat) {
         guard fromFormat.isPCM, toFormat.isPCM,
               fromFormat.processingSampleType != nil, toFormat.processingSampleType != nil else { return nil }
+        // A rate ratio beyond this has no resampler designable in bounded time and memory (the
+        // filter grows with the ratio; 1 GHz → 1 Hz would need about a billion taps): nil, which
+        // Apple's failable initializer allows (it documents no limit).
+        let ratio = max(fromFormat.sampleRate / toFormat.sampleRate, toFormat.sampleRate / fromFormat.sampleRate)
+        guard ratio <= AVAudioConverter.maximumRateRatio else { return nil }
         inputFormat = fromFormat
         outputFormat = toFormat
         channelMap = []

@@ -4,6 +4,13 @@
 import Synchronization
 
 extension AVAudioEngine {
+    /// Sample rates a connection may carry: 1 kHz … 384 kHz, which holds every rate audio devices
+    /// use; beyond it a mixer input's rate converter would face a ratio no filter can be designed
+    /// for in bounded time (AVAudioConverter's limit, 384:1, is this range's width).
+    static let connectionRates: ClosedRange<Double> = 1_000...384_000
+    /// Channels a connection may carry (AudioFileFormats' limit too).
+    static let maximumConnectionChannels: AVAudioChannelCount = 1024
+
     func connectInternal(_ source: AVAudioNode, fromBus sourceBus: AVAudioNodeBus, to destinations: [(AVAudioNode, AVAudioNodeBus)],
                                  format: AVAudioFormat?, replacingOutputs: Bool) {
         requireAttached(source, "connect")
@@ -12,6 +19,13 @@ extension AVAudioEngine {
         let connectionFormat = format ?? source.outputFormat(forBus: sourceBus)
         precondition(connectionFormat.isPCM && connectionFormat.processingSampleType != nil,
                      "AVAudioEngine.connect: \(source) bus \(sourceBus): connection format \(connectionFormat) is not a PCM common format")
+        // Absurd but well-formed formats (1 GHz, 100,000 channels) would size every render buffer
+        // and rate converter downstream beyond memory or design time: refused here, where the
+        // message can name the connection.
+        precondition(AVAudioEngine.connectionRates.contains(connectionFormat.sampleRate),
+                     "AVAudioEngine.connect: \(source) bus \(sourceBus): connection format \(connectionFormat) has a sample rate outside \(Int(AVAudioEngine.connectionRates.lowerBound))–\(Int(AVAudioEngine.connectionRates.upperBound)) Hz")
+        precondition(connectionFormat.channelCount <= AVAudioEngine.maximumConnectionChannels,
+                     "AVAudioEngine.connect: \(source) bus \(sourceBus): connection format \(connectionFormat) has more than \(AVAudioEngine.maximumConnectionChannels) channels")
         for (destination, bus) in destinations {
             requireAttached(destination, "connect")
             if let mixer = destination as? AVAudioMixerNode { mixer.ensureInputBus(bus) }

@@ -22,6 +22,12 @@ extension AVAudioEngine {
         guard maximumFrameCount > 0 else {
             throw manualError(.invalidMode, "enableManualRenderingMode: maximumFrameCount must be positive")
         }
+        // Every node's render buffer holds this many frames per channel: 2^31 frames would ask for
+        // 8 GiB per channel per node (Apple documents no limit; -50, as for a render request
+        // beyond the maximum, is the safe answer).
+        guard maximumFrameCount <= AVAudioEngine.maximumManualRenderingFrameCount else {
+            throw manualError(kAudio_ParamError, "enableManualRenderingMode: maximumFrameCount \(maximumFrameCount) exceeds the largest supported, \(AVAudioEngine.maximumManualRenderingFrameCount) frames")
+        }
         setManualRendering(mode, format: pcmFormat, maximumFrames: maximumFrameCount)
         outputNode.deviceFormat = AVAudioFormat(standardFormatWithSampleRate: pcmFormat.sampleRate, channelLayoutOrCount: pcmFormat)
         outputNodeFormatDidChange()
@@ -30,6 +36,9 @@ extension AVAudioEngine {
         inputNode(ifCreated: { $0.removeTap(onBus: 0) })
         graphDidChange()
     }
+
+    /// The largest `maximumFrameCount` manual rendering accepts (about 22 s at 48 kHz).
+    static let maximumManualRenderingFrameCount: AVAudioFrameCount = 1 << 20
 
     /// Returns the engine to rendering on a device: stops and resets it first.
     public func disableManualRenderingMode() {

@@ -86,6 +86,8 @@ open class AVAudioNode: NSObject {
     /// `bufferSize` frames with consecutive sample times, on a dispatcher thread in real-time
     /// mode and before `renderOffline` returns in offline mode. `format` (nil: the bus format)
     /// may change the channel count but must have the bus's sample rate. One tap per bus.
+    /// `bufferSize` is a request, as Apple documents ("the implementation may choose another
+    /// size"): sizes above `maximumTapBufferSize` get buffers of that size.
     open func installTap(onBus bus: AVAudioNodeBus, bufferSize: AVAudioFrameCount, format: AVAudioFormat?, block tapBlock: @escaping AVAudioNodeTapBlock) {
         precondition(bus >= 0 && bus < outputFormats.count, "\(nodeName).installTap(onBus: \(bus)): the node has \(outputFormats.count) output bus(es)")
         precondition(taps[bus] == nil, "\(nodeName).installTap(onBus: \(bus)): a tap is already installed on this bus; remove it first")
@@ -97,9 +99,13 @@ open class AVAudioNode: NSObject {
         // (under the engine's lock: the plan compiler reads `taps`, maybe on another thread)
         let engine = _engine
         engine?.lock.lock(); defer { engine?.lock.unlock() }
-        taps[bus] = TapRenderer(node: self, bus: bus, bufferSize: Int(bufferSize), busChannels: Int(busFormat.channelCount), format: tapFormat, block: tapBlock)
+        taps[bus] = TapRenderer(node: self, bus: bus, bufferSize: Int(min(bufferSize, AVAudioNode.maximumTapBufferSize)), busChannels: Int(busFormat.channelCount), format: tapFormat, block: tapBlock)
         _engine?.graphDidChange()
     }
+
+    /// The largest tap buffer, in frames (about 22 s at 48 kHz): the tap's ring holds four of
+    /// them per channel, so 2^32 − 1 frames would have asked for 64 GiB per channel.
+    static let maximumTapBufferSize: AVAudioFrameCount = 1 << 20
 
     /// Removes the tap on `bus`, if any.
     open func removeTap(onBus bus: AVAudioNodeBus) {

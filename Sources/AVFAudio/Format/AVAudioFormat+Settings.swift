@@ -55,10 +55,12 @@ extension AVAudioFormat {
     }
 
     /// A settings number that must be a whole value (a format ID, a file type, a bit depth): nil
-    /// when absent, `.some(nil)` when present but NaN, infinite or beyond Int64 — which a
+    /// when absent, `.some(nil)` when present but not a number, NaN, infinite or beyond Int64 — which a
     /// conversion such as `Int64(_:)` would trap on (a settings dictionary is outside data).
     static func integer(_ value: Any?) -> Int64?? {
-        guard let d = number(value) else { return nil }
+        guard let value else { return nil }
+        // Present but not a number (a String "lpcm", an array): as invalid as NaN, not absent.
+        guard let d = number(value) else { return .some(nil) }
         if let v = value as? Int64 { return .some(v) }
         if let v = value as? UInt64 { return .some(Int64(exactly: v)) }
         guard d.isFinite, d > -9.2e18, d < 9.2e18 else { return .some(nil) }
