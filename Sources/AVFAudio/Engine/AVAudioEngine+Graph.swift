@@ -4,10 +4,10 @@
 import Synchronization
 
 extension AVAudioEngine {
-    /// Sample rates a connection may carry: 1 kHz … 384 kHz, which holds every rate audio devices
-    /// use; beyond it a mixer input's rate converter would face a ratio no filter can be designed
-    /// for in bounded time (AVAudioConverter's limit, 384:1, is this range's width).
-    static let connectionRates: ClosedRange<Double> = 1_000...384_000
+    /// Sample rates a connection may carry: 1 kHz … 768 kHz, which holds every rate audio devices
+    /// use (768 kHz DACs exist); beyond it render buffers sized in seconds (delay lines, reverb
+    /// tails) and a mixer input's rate converter would grow without bound.
+    static let connectionRates: ClosedRange<Double> = 1_000...768_000
     /// Channels a connection may carry (AudioFileFormats' limit too).
     static let maximumConnectionChannels: AVAudioChannelCount = 1024
 

@@ -41,7 +41,7 @@ import Synchronization
         }
         let text = Self.message(result)
         #expect(text.contains("AVAudioPlayerNode") && text.contains("bus 0"), "\(text)")
-        #expect(text.contains("1000000000 Hz") && text.contains("has a sample rate outside 1000–384000 Hz"), "\(text)")
+        #expect(text.contains("1000000000 Hz") && text.contains("has a sample rate outside 1000–768000 Hz"), "\(text)")
     }
 
     @Test func connectingWithATinySampleRateTraps() async {
