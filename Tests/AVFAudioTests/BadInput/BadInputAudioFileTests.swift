@@ -16,26 +16,12 @@ import AVFoundation
                                      AVNumberOfChannelsKey: 1, AVLinearPCMBitDepthKey: 16]
 
     /// A fresh directory for one test.
-    static func scratch(_ name: String = #function) throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("badinput-file-\(getpid())-\(name.filter(\.isLetter))-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func scratch(_ name: String = #function) throws -> URL { try BadInput.scratch("file", name) }
 
     /// Runs `body`, which must throw an AVFAudio NSError with `code` whose sentence contains `text`.
     static func expectError(code: Int, _ text: String, domain: String = "com.apple.coreaudio.avfaudio",
                             sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("no error thrown", sourceLocation: sourceLocation)
-        } catch let error as NSError {
-            #expect(error.domain == domain, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.code == code, "code \(error.code): \(error.localizedDescription)", sourceLocation: sourceLocation)
-            let sentence = error.localizedDescription
-            #expect(sentence.contains(text), "\(sentence)", sourceLocation: sourceLocation)
-            #expect(!sentence.contains("The operation couldn"), "a readable sentence: \(sentence)", sourceLocation: sourceLocation)
-        }
+        BadInput.expectError(domain: domain, code: code, text, readable: true, sourceLocation: sourceLocation, body)
     }
 
     static func tone(_ frames: Int, format: AVAudioFormat = mono) -> AVAudioPCMBuffer {

@@ -20,14 +20,7 @@ import AVFoundation
     }
 
     static func expectError(code: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("no error thrown", sourceLocation: sourceLocation)
-        } catch let error as NSError {
-            #expect(error.domain == NSOSStatusErrorDomain, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.code == code, "code \(error.code): \(error.localizedDescription)", sourceLocation: sourceLocation)
-            #expect(error.localizedDescription.contains(text), "\(error.localizedDescription)", sourceLocation: sourceLocation)
-        }
+        BadInput.expectError(domain: NSOSStatusErrorDomain, code: code, text, sourceLocation: sourceLocation, body)
     }
 
     /// Compressed or otherwise non-PCM formats: nil.

@@ -15,19 +15,10 @@ import Synchronization
 @Suite struct BadInputEngineTests {
     static let stereo = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
 
-    static func message(_ result: ExitTest.Result?) -> String {
-        String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    }
+    static func message(_ result: ExitTest.Result?) -> String { BadInput.message(result) }
 
     static func expectError(code: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("no error thrown", sourceLocation: sourceLocation)
-        } catch let error as NSError {
-            #expect(error.domain == "com.apple.coreaudio.avfaudio", "\(error)", sourceLocation: sourceLocation)
-            #expect(error.code == code, "code \(error.code): \(error.localizedDescription)", sourceLocation: sourceLocation)
-            #expect(error.localizedDescription.contains(text), "\(error.localizedDescription)", sourceLocation: sourceLocation)
-        }
+        BadInput.expectError(domain: "com.apple.coreaudio.avfaudio", code: code, text, sourceLocation: sourceLocation, body)
     }
 
     // MARK: connect

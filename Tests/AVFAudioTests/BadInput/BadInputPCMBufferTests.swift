@@ -14,9 +14,7 @@ import AVFoundation
 @Suite struct BadInputPCMBufferTests {
     static let stereo = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
 
-    static func message(_ result: ExitTest.Result?) -> String {
-        String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    }
+    static func message(_ result: ExitTest.Result?) -> String { BadInput.message(result) }
 
     @Test func zeroCapacityIsAnEmptyUsableBuffer() throws {
         let buffer = try #require(AVAudioPCMBuffer(pcmFormat: Self.stereo, frameCapacity: 0))

@@ -11,22 +11,10 @@ import AVFoundation
 @Suite struct BadInputPlayerRecorderTests {
     static let wht = 2003334207, typ = 1954115647, dta = 1685348671, fmt = 1718449215
 
-    static func scratch(_ name: String = #function) throws -> URL {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("badinput-pr-\(getpid())-\(name.filter(\.isLetter))-\(UInt32.random(in: 0...UInt32.max))")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func scratch(_ name: String = #function) throws -> URL { try BadInput.scratch("pr", name) }
 
     static func expectError(code: Int, _ text: String, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) {
-        do {
-            try body()
-            Issue.record("no error thrown", sourceLocation: sourceLocation)
-        } catch let error as NSError {
-            #expect(error.domain == NSOSStatusErrorDomain, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.code == code, "code \(error.code): \(error.localizedDescription)", sourceLocation: sourceLocation)
-            #expect(error.localizedDescription.contains(text), "\(error.localizedDescription)", sourceLocation: sourceLocation)
-        }
+        BadInput.expectError(domain: NSOSStatusErrorDomain, code: code, text, sourceLocation: sourceLocation, body)
     }
 
     @Test func playerOnBadFilesThrows() throws {
