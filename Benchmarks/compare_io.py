@@ -145,6 +145,11 @@ def dec_soundfile(p):
     return sf.read(str(p), dtype="float32")[0]
 
 
+def dec_soundfile_planar(p):
+    """libsndfile, then what its user does to get AVAudioFile's layout (one contiguous array per channel)."""
+    return np.ascontiguousarray(sf.read(str(p), dtype="float32")[0].T)
+
+
 def dec_pedalboard(p):
     with PBAudioFile(str(p)) as f:
         return f.read(f.frames)
@@ -210,6 +215,8 @@ def run(args):
                 contenders["ours interleaved"] = lambda: ours("decode-interleaved", p)
             if sf is not None:
                 contenders["libsndfile"] = lambda: dec_soundfile(p)
+                if k == "wavf32":  # and the other way round: libsndfile brought to our layout
+                    contenders["libsndfile planar"] = lambda: dec_soundfile_planar(p)
             if PBAudioFile is not None and k != "caf16":  # JUCE reads CAF only on Apple platforms
                 contenders["JUCE"] = lambda: dec_pedalboard(p)
             os.sync()
@@ -224,6 +231,12 @@ def run(args):
                 q2 = {n: v for n, v in quality.items() if n != "juce_vs_libsndfile"}
                 rows.append(make_row(f"Decode {label} {minutes(seconds)}, interleaved Float32 buffer (libsndfile's layout)",
                                      "decode", k, same, seconds, q2))
+                log(row_line(rows[-1]))
+            if "libsndfile planar" in walls:
+                same = {"ours": walls["ours"], "libsndfile": walls["libsndfile planar"]}
+                q3 = {n: v for n, v in quality.items() if n != "juce_vs_libsndfile"}
+                rows.append(make_row(f"Decode {label} {minutes(seconds)}, one array per channel (AVAudioFile's layout; "
+                                     "libsndfile + numpy deinterleave)", "decode", k, same, seconds, q3))
                 log(row_line(rows[-1]))
         # ------------------------------------------------------------ encode
         current_rate = None
