@@ -270,13 +270,21 @@ open class AUParameterNode: NSObject, NSSecureCoding {
                 switch entry.observer {
                 case .value(let block):
                     block(parameter.address, value)
+                // The events go out in storage a whole stride long: an observer that copies the
+                // buffer it is given (`Array(UnsafeBufferPointer(start:count:))`) reads count ×
+                // stride bytes, 24 for a 20-byte AURecordedParameterEvent, which overran a plain
+                // local variable (Address Sanitizer, 2026-11-27).
                 case .recording(let block):
-                    var event = AURecordedParameterEvent(hostTime: hostTime, address: parameter.address, value: value)
-                    block(1, &event)
+                    withUnsafeTemporaryAllocation(of: AURecordedParameterEvent.self, capacity: 1) { events in
+                        events.initialize(repeating: AURecordedParameterEvent(hostTime: hostTime, address: parameter.address, value: value))
+                        block(1, events.baseAddress!)
+                    }
                 case .automation(let block):
-                    var event = AUParameterAutomationEvent(hostTime: hostTime, address: parameter.address, value: value,
-                                                           eventType: eventType, reserved: 0)
-                    block(1, &event)
+                    withUnsafeTemporaryAllocation(of: AUParameterAutomationEvent.self, capacity: 1) { events in
+                        events.initialize(repeating: AUParameterAutomationEvent(hostTime: hostTime, address: parameter.address, value: value,
+                                                                                eventType: eventType, reserved: 0))
+                        block(1, events.baseAddress!)
+                    }
                 }
             }
             node = current.parent
