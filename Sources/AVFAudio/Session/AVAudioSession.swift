@@ -50,7 +50,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     var _supportsMultichannel = false
     var _prefersEchoCancelledInput = false
     var _prefersInterruptionOnRouteDisconnect = false
-    var _aggregatedIO = IOType.notApplicable
+    var _aggregatedIO = IOType.notSpecified
     var _outputOverride = PortOverride.none
     /// The device-layer selection the session describes (`_setDeviceSelector`; default `AVAUDIO_BACKEND`/automatic).
     var _selection: AudioDeviceSelection?

@@ -168,7 +168,39 @@ extension AVAudioSession {
         /// Deprecated by Apple (no longer sent from iOS 16).
         case appWasSuspended = 1
         case builtInMicMuted = 2
+        /// The app's scene went to the background (visionOS). Declared in Apple's
+        /// AVAudioSessionTypes.h under `TARGET_OS_VISION` as
+        /// `AVAudioSessionInterruptionReasonSceneWasBackgrounded = 3`; Linux has no scenes, so
+        /// nothing here sends it. (The header's `…DeviceUnauthenticated = 5` sits under the same
+        /// `#if` yet is marked unavailable on visionOS, so no platform has it; it is left out.)
+        case sceneWasBackgrounded = 3
         case routeDisconnected = 4
+    }
+
+    /// Who deactivated the session (AVAudioSessionTypes.h, iOS 27:
+    /// `AVAudioSessionDeactivationSourceApp = 1`, `…System = 2`).
+    public enum DeactivationSource: Int, Sendable {
+        /// The app asked (`setActive(false)`).
+        case app = 1
+        /// The system deactivated it.
+        case system = 2
+    }
+
+    /// Whether the system recommends resuming playback (AVAudioSessionTypes.h, iOS 27:
+    /// `AVAudioSessionResumptionRecommendationShouldNotResume = 0`, `…ShouldResume = 1`).
+    public enum ResumptionRecommendation: Int, Sendable {
+        case shouldNotResume = 0
+        case shouldResume = 1
+    }
+
+    /// How the session's own audio (synthesized speech) is mixed into another app's microphone
+    /// input (AVAudioSessionTypes.h: `AVAudioSessionMicrophoneInjectionModeNone = 0`,
+    /// `…SpokenAudio = 1`).
+    public enum MicrophoneInjectionMode: Int, Sendable {
+        /// Microphone injection is not preferred (the default).
+        case none = 0
+        /// Inject spoken audio, such as synthesized speech, with the microphone audio.
+        case spokenAudio = 1
     }
 
     /// `AVAudioSessionSilenceSecondaryAudioHintTypeKey` values.
@@ -179,7 +211,9 @@ extension AVAudioSession {
 
     /// `setAggregatedIOPreference(_:)` values.
     public enum IOType: UInt, Sendable {
-        case notApplicable = 0
+        /// The default (`AVAudioSessionIOTypeNotSpecified = 0`; this type said `notApplicable`
+        /// before, which is not Apple's name).
+        case notSpecified = 0
         case aggregated = 1
     }
 
