@@ -428,6 +428,30 @@ extension AVAudioSession {
         ])
     }
 
+    /// Makes `snapshot` the session's devices and route, keeping what the device granted when
+    /// last probed (rate, period, latencies, channel counts).
+    func storeDevices(_ snapshot: SessionDeviceSnapshot) {
+        lock.lock(); defer { lock.unlock() }
+        var updated = snapshot
+        updated.sampleRate = self.snapshot?.sampleRate
+        updated.periodFrames = self.snapshot?.periodFrames
+        updated.outputLatency = self.snapshot?.outputLatency
+        updated.inputLatency = self.snapshot?.inputLatency
+        updated.outputChannels = self.snapshot?.outputChannels
+        updated.inputChannels = self.snapshot?.inputChannels
+        self.snapshot = updated
+    }
+
+    /// The capture devices in a device list (what `availableInputs` lists), by selector.
+    static func inputSet(_ devices: [AudioDeviceInfo]) -> Set<String> {
+        Set(devices.filter { $0.inputChannels > 0 }.map(\.selector))
+    }
+
+    /// `availableInputsChangeNotification` (no user info, as Apple documents).
+    func postAvailableInputsChange() {
+        NotificationCenter.default.post(name: AVAudioSession.availableInputsChangeNotification, object: self)
+    }
+
     func postInterruption(_ type: InterruptionType, options: InterruptionOptions = []) {
         var info: [String: Any] = [AVAudioSessionInterruptionTypeKey: NSNumber(value: type.rawValue)]
         if type == .ended { info[AVAudioSessionInterruptionOptionKey] = NSNumber(value: options.rawValue) }
@@ -474,6 +498,9 @@ enum SessionDevicePreferences {
 ///   file under 1 KB answers (the kernel builds it from its card table; no device is opened).
 ///   Only when the list changes are the PCMs enumerated again.
 ///
+/// Either watcher also posts `availableInputsChangeNotification` when the set of capture devices
+/// (what `availableInputs` lists) changed, after any route change it caused.
+///
 /// The null device and JACK are not watched.
 final class SessionDeviceMonitor: @unchecked Sendable {
     private let stopped = NSCondition()
@@ -515,23 +542,18 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                     session.postInterruption(.ended, options: .shouldResume)
                 }
                 let route = session.route(now, selection: selection, category: session.category)
+                let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))
+                // A device appearing or leaving updates the devices (availableInputs) even when the route stays.
+                if oldIDs != newIDs || lastRoute.map({ $0 != route }) == true { session.storeDevices(now) }
                 if let previous = lastRoute, previous != route {
-                    let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))
                     let lostOld = (previous.outputs + previous.inputs).contains { port in
                         !now.devices.contains { session.portUID($0, selection: selection, asInput: port.uid.hasPrefix("pulse::")) == port.uid }
                     }
                     let reason: AVAudioSession.RouteChangeReason = lostOld ? .oldDeviceUnavailable
                         : !newIDs.subtracting(oldIDs).isEmpty ? .newDeviceAvailable : .routeConfigurationChange
-                    session.lock.lock()
-                    var updated = now
-                    updated.sampleRate = session.snapshot?.sampleRate
-                    updated.periodFrames = session.snapshot?.periodFrames
-                    updated.outputLatency = session.snapshot?.outputLatency
-                    updated.inputLatency = session.snapshot?.inputLatency
-                    session.snapshot = updated
-                    session.lock.unlock()
                     session.postRouteChange(reason, previous: previous)
                 }
+                if AVAudioSession.inputSet(last.devices) != AVAudioSession.inputSet(now.devices) { session.postAvailableInputsChange() }
                 last = now
                 lastRoute = route
             }
@@ -558,6 +580,7 @@ final class SessionDeviceMonitor: @unchecked Sendable {
         let initialCards = Set(AudioDevices.alsaCards())   // read now: a card arriving after activation is a change
         let thread = Thread { [weak session, self] in
             var cards = initialCards
+            var lastInputs = AVAudioSession.inputSet(initial.devices)
             var lastRoute = session.map { $0.route(initial, selection: selection, category: $0.category) }
             while true {
                 guard !self.sleep(0.5), let session else { return }
@@ -565,19 +588,14 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                 guard now != cards else { continue }
                 let removed = !cards.subtracting(now).isEmpty
                 cards = now
-                var updated = session.routeSnapshot(selection)
-                session.lock.lock()
-                updated.sampleRate = session.snapshot?.sampleRate
-                updated.periodFrames = session.snapshot?.periodFrames
-                updated.outputLatency = session.snapshot?.outputLatency
-                updated.inputLatency = session.snapshot?.inputLatency
-                updated.outputChannels = session.snapshot?.outputChannels
-                updated.inputChannels = session.snapshot?.inputChannels
-                session.snapshot = updated
-                session.lock.unlock()
+                let updated = session.routeSnapshot(selection)
+                session.storeDevices(updated)
                 let previous = lastRoute ?? AVAudioSessionRouteDescription(inputs: [], outputs: [])
                 lastRoute = session.route(updated, selection: selection, category: session.category)
                 session.postRouteChange(removed ? .oldDeviceUnavailable : .newDeviceAvailable, previous: previous)
+                let inputs = AVAudioSession.inputSet(updated.devices)
+                if inputs != lastInputs { session.postAvailableInputsChange() }
+                lastInputs = inputs
             }
         }
         thread.name = "AVAudioSession ALSA monitor"

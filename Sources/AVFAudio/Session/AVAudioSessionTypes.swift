@@ -279,6 +279,10 @@ extension AVAudioSession {
     public static let spatialPlaybackCapabilitiesChangedNotification = NSNotification.Name("AVAudioSessionSpatialPlaybackCapabilitiesChangedNotification")
     public static let renderingModeChangeNotification = NSNotification.Name("AVAudioSessionRenderingModeChangeNotification")
     public static let renderingCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionRenderingCapabilitiesChangeNotification")
+    /// Posted when `availableInputs` changed (a capture device appeared or went away), without a
+    /// user-info dictionary (AVAudioSessionTypes.h, iOS 26). The string is the constant's name,
+    /// as for every other session notification.
+    public static let availableInputsChangeNotification = NSNotification.Name("AVAudioSessionAvailableInputsChangeNotification")
     public static let microphoneInjectionCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionMicrophoneInjectionCapabilitiesChangeNotification")
 }
 

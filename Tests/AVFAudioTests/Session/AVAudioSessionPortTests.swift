@@ -18,7 +18,7 @@ import Foundation
 @testable import AudioDevices
 
 extension AVAudioSessionTests {
-    @Test("PulseAudio device properties become port types: bus usb → usbAudio, form factor headphone → headphones, bluetooth a2dp_sink → bluetoothA2DP, headset_head_unit → bluetoothHFP, a headset source → headsetMic; monitors and the plain null sink stay virtual",
+    @Test("PulseAudio device properties become port types: bus usb → usbAudio, form factor headphone → headphones, bluetooth a2dp_sink → bluetoothA2DP, headset_head_unit → bluetoothHFP, a headset source → headsetMic; monitors and the plain null sink stay virtual; availableInputsChangeNotification when a source appears, not when the default changes",
           .enabled(if: DeviceComponents.pulse && DeviceComponents.executable("pactl") != nil, "pulseaudio or pactl is not installed"))
     func pulsePropertiesBecomePortTypes() throws {
         let server = try PrivatePulseServer()
@@ -55,6 +55,7 @@ extension AVAudioSessionTests {
         try session._setDeviceSelector("pulse@\(server.server)")
         try session.setCategory(.playAndRecord)
         try session.setActive(true)
+        let inputsChanged = NotificationLog(AVAudioSession.availableInputsChangeNotification)
         try pactl(["set-default-sink", "nullsink"])
         #expect(waitUntil(5) { session.currentRoute.outputs.first?.uid == "pulse:nullsink@\(server.server)" })
         #expect(session.currentRoute.outputs.first?.portType == .virtual, "the plain null sink (class abstract)")
@@ -70,6 +71,13 @@ extension AVAudioSessionTests {
         let inputs = session.availableInputs ?? []
         #expect(inputs.first { $0.uid == "pulse::sourcea@\(server.server)" }?.portType == .headsetMic)
         #expect(inputs.filter { $0.uid.contains(".monitor") }.count == 5 && inputs.filter { $0.uid.contains(".monitor") }.allSatisfy { $0.portType == .virtual })
+
+        // Switching defaults changed the route, not the inputs; a new sink brings a new monitor input.
+        #expect(inputsChanged.items.isEmpty, "availableInputsChangeNotification without a new input: \(inputsChanged.items.count)")
+        try pactl(["load-module", "module-null-sink", "sink_name=sinke"])
+        #expect(waitUntil(5) { !inputsChanged.items.isEmpty }, "no availableInputsChangeNotification after a source appeared")
+        #expect(inputsChanged.items.first?.userInfo == nil && inputsChanged.items.first?.object as? AVAudioSession === session)
+        #expect(session.availableInputs?.contains { $0.uid == "pulse::sinke.monitor@\(server.server)" } == true)
     }
 
     @Test("The session enums added from the current SDK's AVAudioSessionTypes.h carry Apple's raw values")
