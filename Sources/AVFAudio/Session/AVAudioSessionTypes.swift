@@ -35,6 +35,12 @@ extension AVAudioSession {
         public static let videoChat = Mode(rawValue: "AVAudioSessionModeVideoChat")
         public static let spokenAudio = Mode(rawValue: "AVAudioSessionModeSpokenAudio")
         public static let voicePrompt = Mode(rawValue: "AVAudioSessionModeVoicePrompt")
+        /// Short-form video (iOS 26; playback only, per the header). Linux has no output-mute
+        /// policy for it to drive: it is kept as set.
+        public static let shortFormVideo = Mode(rawValue: "AVAudioSessionModeShortFormVideo")
+        /// The built-in device plus a secondary input-and-output route (iOS 26.2); needs the
+        /// multiRoute category and allowBluetoothHFP (`setCategory` checks both).
+        public static let dualRoute = Mode(rawValue: "AVAudioSessionModeDualRoute")
     }
 
     /// Port types.
@@ -112,6 +118,13 @@ extension AVAudioSession {
         public static let allowBluetoothA2DP = CategoryOptions(rawValue: 0x20)
         public static let allowAirPlay = CategoryOptions(rawValue: 0x40)
         public static let overrideMutedMicrophoneInterruption = CategoryOptions(rawValue: 0x80)
+        /// Prefer a Bluetooth device's far-field microphone (iOS 26.2, `1 << 18`); needs
+        /// allowBluetoothHFP and an input category (`setCategory` checks). No Linux Bluetooth
+        /// route reports far-field capture, so it changes no route.
+        public static let farFieldInput = CategoryOptions(rawValue: 1 << 18)
+        /// Full-bandwidth Bluetooth input and output when the route supports it (iOS 26,
+        /// `1 << 19`); "ignored" when it does not, as the header says — which is every route here.
+        public static let bluetoothHighQualityRecording = CategoryOptions(rawValue: 1 << 19)
     }
 
     /// Route sharing policies.

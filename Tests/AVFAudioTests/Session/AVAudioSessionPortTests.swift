@@ -88,6 +88,34 @@ extension AVAudioSessionTests {
         #expect(AVAudioSession.ResumptionRecommendation.shouldNotResume.rawValue == 0 && AVAudioSession.ResumptionRecommendation.shouldResume.rawValue == 1)
         #expect(AVAudioSession.MicrophoneInjectionMode.none.rawValue == 0 && AVAudioSession.MicrophoneInjectionMode.spokenAudio.rawValue == 1)
         #expect(AVAudioSession.IOType.notSpecified.rawValue == 0 && AVAudioSession.IOType.aggregated.rawValue == 1)
+        #expect(AVAudioSession.CategoryOptions.farFieldInput.rawValue == 0x4_0000 && AVAudioSession.CategoryOptions.bluetoothHighQualityRecording.rawValue == 0x8_0000)
+        #expect(AVAudioSession.Mode.shortFormVideo.rawValue == "AVAudioSessionModeShortFormVideo" && AVAudioSession.Mode.dualRoute.rawValue == "AVAudioSessionModeDualRoute")
+        #expect(AVAudioSession.availableInputsChangeNotification.rawValue == "AVAudioSessionAvailableInputsChangeNotification")
+    }
+
+    @Test("The header's rules for the dualRoute mode and farFieldInput (paramErr otherwise); the microphone-injection preference kept, injection unavailable")
+    func currentSDKRules() throws {
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setCategory(.soloAmbient, mode: .default, options: []); try? session.setPreferredMicrophoneInjectionMode(.none) }
+        func paramErr(_ body: () throws -> Void) -> Bool {
+            do { try body(); return false } catch let error as NSError { return error.domain == NSOSStatusErrorDomain && error.code == -50 }
+        }
+        try session.setCategory(.multiRoute, mode: .dualRoute, options: [.allowBluetoothHFP])
+        #expect(session.mode == .dualRoute)
+        #expect(paramErr { try session.setCategory(.multiRoute, mode: .dualRoute, options: []) }, "dualRoute without allowBluetoothHFP")
+        #expect(paramErr { try session.setCategory(.playAndRecord, mode: .dualRoute, options: [.allowBluetoothHFP]) }, "dualRoute outside multiRoute")
+        try session.setCategory(.multiRoute, mode: .dualRoute, options: [.allowBluetoothHFP, .farFieldInput])
+        try session.setCategory(.playAndRecord, mode: .default, options: [.allowBluetoothHFP, .farFieldInput])
+        #expect(session.categoryOptions.contains(.farFieldInput))
+        #expect(paramErr { try session.setCategory(.playAndRecord, mode: .default, options: [.farFieldInput]) }, "farFieldInput without allowBluetoothHFP")
+        #expect(paramErr { try session.setCategory(.multiRoute, mode: .default, options: [.allowBluetoothHFP, .farFieldInput]) }, "farFieldInput in multiRoute without dualRoute")
+        try session.setCategory(.playAndRecord, mode: .default, options: [.bluetoothHighQualityRecording])
+        try session.setCategory(.playback, mode: .shortFormVideo, options: [])
+        #expect(session.mode == .shortFormVideo)
+
+        #expect(session.preferredMicrophoneInjectionMode == .none && !session.isMicrophoneInjectionAvailable)
+        try session.setPreferredMicrophoneInjectionMode(.spokenAudio)
+        #expect(session.preferredMicrophoneInjectionMode == .spokenAudio)
     }
 
     @Test("The kernel's card description over a fake /proc and /sys tree: cards parsed, USB cards by usbid, PCI by the sysfs subsystem link, HDMI and analog PCMs by their names; ports follow")
