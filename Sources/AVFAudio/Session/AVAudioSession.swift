@@ -13,14 +13,20 @@
 //     actually grants for them (the device is opened with the preferences and read back).
 //   * `currentRoute` and `availableInputs` list the real devices (PulseAudio sinks and sources,
 //     ALSA PCMs, or the null device) with stable uids (the device selector) and port types
-//     inferred from the device names the backends use (AVAudioSession+Devices.swift).
+//     from what each device reports — PulseAudio's device properties and active port, the
+//     kernel's description of an ALSA card — names only when it reports nothing
+//     (AVAudioSession+Devices.swift).
 //   * While the session is active, a monitor thread watches the sound server: a route that
 //     changes (default device switched, device added or removed) posts `routeChangeNotification`
 //     with the reason and the previous route; a server that goes away posts
 //     `interruptionNotification` (began), and its return posts it again (ended, `.shouldResume`).
+//     On ALSA it watches /proc/asound/cards: a card arriving posts `newDeviceAvailable`, one
+//     leaving `oldDeviceUnavailable`. Either posts `availableInputsChangeNotification` when the
+//     capture devices change.
 //   * What has no Linux meaning behaves as Apple documents for hardware without it: no data
-//     sources, no AirPlay or car ports, input gain not settable, record permission granted (Linux
-//     has no per-app microphone permission), no other audio known to be playing.
+//     sources, no AirPlay ports, input gain not settable, record permission granted (Linux
+//     has no per-app microphone permission), no microphone injection, no other audio known to be
+//     playing.
 //
 // Threading: every property and method may be called from any thread; a lock guards the state,
 // and notifications are posted with no lock held, on the monitor's thread or the caller's.
