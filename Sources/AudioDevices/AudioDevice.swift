@@ -71,6 +71,39 @@ public struct AudioDeviceInfo: Sendable, Equatable, CustomStringConvertible {
     /// volumes, 1 = 100 %); nil when the backend has none.
     public var volume: Double?
 
+    // What the device says it is (nil when the backend does not say). Values are the backend's
+    // own words, lowercased, never mapped to another vocabulary here: PulseAudio's (and
+    // pipewire-pulse's) device properties, and for ALSA what the kernel reports about the card.
+
+    /// The bus the device hangs on: PulseAudio's `device.bus` (`usb`, `bluetooth`, `pci`,
+    /// `firewire`…); for an ALSA card `usb` when the kernel lists a USB id for it
+    /// (`/proc/asound/cardN/usbid`), else the subsystem its sysfs device belongs to (`pci`…).
+    public var bus: String?
+    /// What kind of thing it is: PulseAudio's `device.form_factor` (`internal`, `speaker`,
+    /// `headphone`, `headset`, `hands-free`, `handset`, `car`, `hifi`, `tv`, `webcam`,
+    /// `microphone`, `computer`, `portable`). ALSA does not say.
+    public var formFactor: String?
+    /// PulseAudio's `device.class`: `sound` (hardware), `monitor` (a sink's monitor source),
+    /// `abstract` (a null sink or source), `filter` (a processing sink such as echo-cancel).
+    public var deviceClass: String?
+    /// The API behind it: PulseAudio's `device.api` (`alsa`, `bluez`, `bluez5`…).
+    public var api: String?
+    /// The connector in use as the backend names it: PulseAudio's active port
+    /// (`analog-output-headphones`, `analog-output-speaker`, `analog-input-mic`,
+    /// `analog-input-headset-mic`, `hdmi-output-0`, `iec958-stereo-output`…); for an ALSA `hw:`/
+    /// `plughw:` PCM the kernel's name for that PCM device (`/proc/asound/cardN/pcmDp/info`:
+    /// `hdmi 0`, `alc892 analog`, `alc892 digital`), for an `hdmi:`/`iec958:` PCM the plugin name.
+    public var activePort: String?
+    /// The Bluetooth profile in use: PulseAudio's `bluetooth.protocol` or PipeWire's
+    /// `api.bluez5.profile` (`a2dp_sink`, `a2dp_source`, `headset_head_unit`,
+    /// `handsfree_head_unit`, `headset_audio_gateway`…; PipeWire's dashes as underscores).
+    public var bluetoothProfile: String?
+
+    /// Whether the backend reported any of the properties above.
+    public var reportsProperties: Bool {
+        bus != nil || formFactor != nil || deviceClass != nil || api != nil || activePort != nil || bluetoothProfile != nil
+    }
+
     public init(backend: String, id: String, name: String, outputChannels: Int, inputChannels: Int, sampleRates: [Double],
                 nominalSampleRate: Double, isDefaultOutput: Bool, isDefaultInput: Bool) {
         self.backend = backend

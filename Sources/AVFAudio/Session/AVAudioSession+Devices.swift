@@ -1,15 +1,31 @@
 // AVAudioSession backed by the device layer: which devices the session describes, the route and
 // its ports, the preferences applied to engines' devices, and the values read back.
 //
-// Port types are inferred from the names the backends give their devices (PulseAudio's
-// `alsa_output.usb-…`, `…hdmi-stereo`, `bluez_sink.…a2dp_sink`, `bluez_source.…handsfree…`,
-// `….monitor`; ALSA's `hw:`/`plughw:` names; the null device), since neither backend reports a
-// port kind Apple's list maps to directly:
+// Port types come from what the device says about itself (AudioDeviceInfo's bus, formFactor,
+// deviceClass, api, activePort, bluetoothProfile: PulseAudio's device properties and active
+// port, the kernel's card description for ALSA), first rule that applies:
 //
-//   bluez + a2dp → bluetoothA2DP; bluez + headset/handsfree/hsp/hfp (or a Bluetooth source) →
-//   bluetoothHFP; usb → usbAudio; hdmi → HDMI; a monitor source, a null sink or the null device →
-//   virtual; headphone → headphones; headset (input) → headsetMic; line-out/line-in → lineOut/
-//   lineIn; any other output → builtInSpeaker, any other input → builtInMic.
+//   class monitor or abstract (a sink's monitor, a null sink/source)       → virtual
+//   bus bluetooth (or api bluez…): profile headset/handsfree (HSP/HFP)    → bluetoothHFP
+//                                  profile a2dp                           → bluetoothA2DP
+//                                  profile bap (LE Audio)                 → bluetoothLE
+//                                  no profile: input → bluetoothHFP, output → bluetoothA2DP
+//   bus usb                                                               → usbAudio
+//   active port hdmi…, or form factor tv                                  → HDMI
+//   active port iec958/spdif (S/PDIF)                                     → lineOut / lineIn
+//   active port …headphones → headphones; …headset-mic → headsetMic; …line… → lineOut/lineIn;
+//     …speaker → builtInSpeaker; …mic → builtInMic
+//   form factor headphone → headphones (output); headset or hands-free → headsetMic (input) /
+//     headphones (output); car → carAudio; internal, speaker, microphone → builtIn*
+//   anything else the device describes (a pci card, a class-sound device) → builtInSpeaker /
+//     builtInMic
+//
+// Apple's list has no S/PDIF port: lineOut ("line-level output") is the nearest, and the choice
+// rests on that. A USB headset is usbAudio, as Apple reports a USB headset. A device that reports
+// nothing at all (an ALSA name without a card, a JACK server, an old server) falls back to the
+// name heuristics this file used before: bluez + a2dp → bluetoothA2DP, bluez + headset/handsfree
+// (or a Bluetooth input) → bluetoothHFP, usb → usbAudio, hdmi → HDMI, monitor/null → virtual,
+// headphone/headset → headphones/headsetMic, line-out/line-in → lineOut/lineIn, else built-in.
 //
 // A port's uid is the device selector (`pulse:SINK[@SERVER]`, `pulse::SOURCE[@SERVER]`,
 // `alsa:PCM`, `null`): stable across runs, and what `AVAudioPlayer.currentDevice` and
@@ -197,7 +213,39 @@ extension AVAudioSession {
         }
     }
 
+    /// The port type for a device (rules at the top of this file).
     static func portType(_ info: AudioDeviceInfo, asInput: Bool) -> Port {
+        if info.backend == "null" { return .virtual }
+        guard info.reportsProperties else { return portTypeFromName(info, asInput: asInput) }
+        if info.deviceClass == "monitor" || info.deviceClass == "abstract" { return .virtual }
+        if info.bus == "bluetooth" || info.api?.hasPrefix("bluez") == true || info.bluetoothProfile != nil {
+            let profile = info.bluetoothProfile ?? ""
+            if ["headset", "handsfree", "hsp", "hfp"].contains(where: profile.contains) { return .bluetoothHFP }
+            if profile.contains("a2dp") { return .bluetoothA2DP }
+            if profile.contains("bap") { return .bluetoothLE }
+            return asInput ? .bluetoothHFP : .bluetoothA2DP
+        }
+        if info.bus == "usb" { return .usbAudio }
+        let port = info.activePort ?? ""
+        if port.contains("hdmi") || info.formFactor == "tv" { return .HDMI }
+        if port.contains("iec958") || port.contains("spdif") { return asInput ? .lineIn : .lineOut }
+        if !port.isEmpty {
+            if port.contains("headphone") && !asInput { return .headphones }
+            if port.contains("headset") { return asInput ? .headsetMic : .headphones }
+            if port.contains("line") { return asInput ? .lineIn : .lineOut }
+            if port.contains("speaker") && !asInput { return .builtInSpeaker }
+            if port.contains("mic") && asInput { return .builtInMic }
+        }
+        switch info.formFactor {
+        case "headphone" where !asInput: return .headphones
+        case "headset", "hands-free": return asInput ? .headsetMic : .headphones
+        case "car": return .carAudio
+        default: return asInput ? .builtInMic : .builtInSpeaker
+        }
+    }
+
+    /// The heuristics for a device that reports no properties: its names.
+    static func portTypeFromName(_ info: AudioDeviceInfo, asInput: Bool) -> Port {
         let name = (info.id + " " + info.name).lowercased()
         if info.backend == "null" || name.contains(".monitor") || name.contains("null") { return .virtual }
         if name.contains("bluez") || name.contains("bluetooth") {
@@ -380,6 +428,30 @@ extension AVAudioSession {
         ])
     }
 
+    /// Makes `snapshot` the session's devices and route, keeping what the device granted when
+    /// last probed (rate, period, latencies, channel counts).
+    func storeDevices(_ snapshot: SessionDeviceSnapshot) {
+        lock.lock(); defer { lock.unlock() }
+        var updated = snapshot
+        updated.sampleRate = self.snapshot?.sampleRate
+        updated.periodFrames = self.snapshot?.periodFrames
+        updated.outputLatency = self.snapshot?.outputLatency
+        updated.inputLatency = self.snapshot?.inputLatency
+        updated.outputChannels = self.snapshot?.outputChannels
+        updated.inputChannels = self.snapshot?.inputChannels
+        self.snapshot = updated
+    }
+
+    /// The capture devices in a device list (what `availableInputs` lists), by selector.
+    static func inputSet(_ devices: [AudioDeviceInfo]) -> Set<String> {
+        Set(devices.filter { $0.inputChannels > 0 }.map(\.selector))
+    }
+
+    /// `availableInputsChangeNotification` (no user info, as Apple documents).
+    func postAvailableInputsChange() {
+        NotificationCenter.default.post(name: AVAudioSession.availableInputsChangeNotification, object: self)
+    }
+
     func postInterruption(_ type: InterruptionType, options: InterruptionOptions = []) {
         var info: [String: Any] = [AVAudioSessionInterruptionTypeKey: NSNumber(value: type.rawValue)]
         if type == .ended { info[AVAudioSessionInterruptionOptionKey] = NSNumber(value: options.rawValue) }
@@ -417,9 +489,19 @@ enum SessionDevicePreferences {
     }
 }
 
-/// Watches the session's sound server while the session is active (every 250 ms): route changes
-/// and the server going away and coming back. ALSA and the null device are not watched (ALSA has
-/// no change events without a sound server; a card appearing shows at the next activation).
+/// Watches the session's devices while the session is active, on one thread:
+///
+/// * PulseAudio (every 250 ms): route changes, and the server going away and coming back.
+/// * ALSA (every 500 ms): sound cards arriving and leaving, read from /proc/asound/cards.
+///   Polling rather than inotify: procfs files send no inotify events, and an inotify watch on
+///   /dev/snd would need its own descriptor and wake-up path for what a half-second read of a
+///   file under 1 KB answers (the kernel builds it from its card table; no device is opened).
+///   Only when the list changes are the PCMs enumerated again.
+///
+/// Either watcher also posts `availableInputsChangeNotification` when the set of capture devices
+/// (what `availableInputs` lists) changed, after any route change it caused.
+///
+/// The null device and JACK are not watched.
 final class SessionDeviceMonitor: @unchecked Sendable {
     private let stopped = NSCondition()
     private var stopRequested = false
@@ -427,9 +509,15 @@ final class SessionDeviceMonitor: @unchecked Sendable {
 
     init(session: AVAudioSession, initial: SessionDeviceSnapshot) {
         let selection = session.resolvedSelection
-        var watch = false
+        var watch = false, alsa = false
         if case .pulse = selection { watch = true }
         if case .automatic = selection, initial.output?.backend == "pulse" { watch = true }
+        if case .alsa = selection { alsa = true }
+        if case .automatic = selection, initial.output?.backend == "alsa" { alsa = true }
+        if alsa {
+            startThread(watchingCardsFor: session, selection: selection, initial: initial)
+            return
+        }
         guard watch else { return }
         let thread = Thread { [weak session, self] in
             var last = initial
@@ -454,28 +542,63 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                     session.postInterruption(.ended, options: .shouldResume)
                 }
                 let route = session.route(now, selection: selection, category: session.category)
+                let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))
+                // A device appearing or leaving updates the devices (availableInputs) even when the route stays.
+                if oldIDs != newIDs || lastRoute.map({ $0 != route }) == true { session.storeDevices(now) }
                 if let previous = lastRoute, previous != route {
-                    let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))
                     let lostOld = (previous.outputs + previous.inputs).contains { port in
                         !now.devices.contains { session.portUID($0, selection: selection, asInput: port.uid.hasPrefix("pulse::")) == port.uid }
                     }
                     let reason: AVAudioSession.RouteChangeReason = lostOld ? .oldDeviceUnavailable
                         : !newIDs.subtracting(oldIDs).isEmpty ? .newDeviceAvailable : .routeConfigurationChange
-                    session.lock.lock()
-                    var updated = now
-                    updated.sampleRate = session.snapshot?.sampleRate
-                    updated.periodFrames = session.snapshot?.periodFrames
-                    updated.outputLatency = session.snapshot?.outputLatency
-                    updated.inputLatency = session.snapshot?.inputLatency
-                    session.snapshot = updated
-                    session.lock.unlock()
                     session.postRouteChange(reason, previous: previous)
                 }
+                if AVAudioSession.inputSet(last.devices) != AVAudioSession.inputSet(now.devices) { session.postAvailableInputsChange() }
                 last = now
                 lastRoute = route
             }
         }
         thread.name = "AVAudioSession monitor"
+        self.thread = thread
+        thread.start()
+    }
+
+    /// Waits up to `seconds` for `stop()`; true when stopped.
+    private func sleep(_ seconds: TimeInterval) -> Bool {
+        stopped.lock()
+        if !stopRequested { _ = stopped.wait(until: Date().addingTimeInterval(seconds)) }
+        let stop = stopRequested
+        stopped.unlock()
+        return stop
+    }
+
+    /// The ALSA watcher: posts `newDeviceAvailable` when a card appears in /proc/asound/cards and
+    /// `oldDeviceUnavailable` when one leaves (when both happen between two reads, one
+    /// `oldDeviceUnavailable`: what was in use may have gone), with the route before the change as
+    /// the previous route, after storing the re-enumerated devices in the session's snapshot.
+    private func startThread(watchingCardsFor session: AVAudioSession, selection: AudioDeviceSelection, initial: SessionDeviceSnapshot) {
+        let initialCards = Set(AudioDevices.alsaCards())   // read now: a card arriving after activation is a change
+        let thread = Thread { [weak session, self] in
+            var cards = initialCards
+            var lastInputs = AVAudioSession.inputSet(initial.devices)
+            var lastRoute = session.map { $0.route(initial, selection: selection, category: $0.category) }
+            while true {
+                guard !self.sleep(0.5), let session else { return }
+                let now = Set(AudioDevices.alsaCards())
+                guard now != cards else { continue }
+                let removed = !cards.subtracting(now).isEmpty
+                cards = now
+                let updated = session.routeSnapshot(selection)
+                session.storeDevices(updated)
+                let previous = lastRoute ?? AVAudioSessionRouteDescription(inputs: [], outputs: [])
+                lastRoute = session.route(updated, selection: selection, category: session.category)
+                session.postRouteChange(removed ? .oldDeviceUnavailable : .newDeviceAvailable, previous: previous)
+                let inputs = AVAudioSession.inputSet(updated.devices)
+                if inputs != lastInputs { session.postAvailableInputsChange() }
+                lastInputs = inputs
+            }
+        }
+        thread.name = "AVAudioSession ALSA monitor"
         self.thread = thread
         thread.start()
     }

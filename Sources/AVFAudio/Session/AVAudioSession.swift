@@ -13,14 +13,20 @@
 //     actually grants for them (the device is opened with the preferences and read back).
 //   * `currentRoute` and `availableInputs` list the real devices (PulseAudio sinks and sources,
 //     ALSA PCMs, or the null device) with stable uids (the device selector) and port types
-//     inferred from the device names the backends use (AVAudioSession+Devices.swift).
+//     from what each device reports — PulseAudio's device properties and active port, the
+//     kernel's description of an ALSA card — names only when it reports nothing
+//     (AVAudioSession+Devices.swift).
 //   * While the session is active, a monitor thread watches the sound server: a route that
 //     changes (default device switched, device added or removed) posts `routeChangeNotification`
 //     with the reason and the previous route; a server that goes away posts
 //     `interruptionNotification` (began), and its return posts it again (ended, `.shouldResume`).
+//     On ALSA it watches /proc/asound/cards: a card arriving posts `newDeviceAvailable`, one
+//     leaving `oldDeviceUnavailable`. Either posts `availableInputsChangeNotification` when the
+//     capture devices change.
 //   * What has no Linux meaning behaves as Apple documents for hardware without it: no data
-//     sources, no AirPlay or car ports, input gain not settable, record permission granted (Linux
-//     has no per-app microphone permission), no other audio known to be playing.
+//     sources, no AirPlay ports, input gain not settable, record permission granted (Linux
+//     has no per-app microphone permission), no microphone injection, no other audio known to be
+//     playing.
 //
 // Threading: every property and method may be called from any thread; a lock guards the state,
 // and notifications are posted with no lock held, on the monitor's thread or the caller's.
@@ -50,7 +56,8 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     var _supportsMultichannel = false
     var _prefersEchoCancelledInput = false
     var _prefersInterruptionOnRouteDisconnect = false
-    var _aggregatedIO = IOType.notApplicable
+    var _aggregatedIO = IOType.notSpecified
+    var _microphoneInjectionMode = MicrophoneInjectionMode.none
     var _outputOverride = PortOverride.none
     /// The device-layer selection the session describes (`_setDeviceSelector`; default `AVAUDIO_BACKEND`/automatic).
     var _selection: AudioDeviceSelection?
@@ -65,7 +72,9 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     /// The categories this platform offers.
     open var availableCategories: [Category] { [.ambient, .soloAmbient, .playback, .record, .playAndRecord, .multiRoute] }
     /// The modes this platform offers.
-    open var availableModes: [Mode] { [.default, .voiceChat, .gameChat, .videoRecording, .measurement, .moviePlayback, .videoChat, .spokenAudio, .voicePrompt] }
+    open var availableModes: [Mode] {
+        [.default, .voiceChat, .gameChat, .videoRecording, .measurement, .moviePlayback, .videoChat, .spokenAudio, .voicePrompt, .shortFormVideo, .dualRoute]
+    }
 
     open var category: Category { lock.lock(); defer { lock.unlock() }; return _category }
     open var categoryOptions: CategoryOptions { lock.lock(); defer { lock.unlock() }; return _options }
@@ -86,8 +95,11 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     /// NSOSStatusErrorDomain for an unknown category or mode, or an option the category does not
     /// allow (rules from the CategoryOptions reference: mixWithOthers, duckOthers and
     /// interruptSpokenAudioAndMixWithOthers need playAndRecord, playback or multiRoute;
-    /// allowBluetooth needs record or playAndRecord; defaultToSpeaker, allowBluetoothA2DP and
-    /// allowAirPlay need playAndRecord).
+    /// allowBluetooth needs record or playAndRecord (or multiRoute in the dualRoute mode); defaultToSpeaker, allowBluetoothA2DP and
+    /// allowAirPlay need playAndRecord; from AVAudioSessionTypes.h: the dualRoute mode needs the
+    /// multiRoute category and allowBluetoothHFP, farFieldInput needs allowBluetoothHFP and a
+    /// category with input — playAndRecord, record, or multiRoute in the dualRoute mode. The header
+    /// says these "will return an error" without naming it: paramErr, as for the other rules).
     open func setCategory(_ category: Category, mode: Mode, policy: RouteSharingPolicy, options: CategoryOptions = []) throws {
         guard availableCategories.contains(category) || category == .audioProcessing else {
             throw AVAudioSession.error(.badParam, "unknown audio session category \(category.rawValue)")
@@ -101,8 +113,20 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
             (.defaultToSpeaker, [.playAndRecord], "defaultToSpeaker"),
             (.allowBluetoothA2DP, [.playAndRecord], "allowBluetoothA2DP"), (.allowAirPlay, [.playAndRecord], "allowAirPlay"),
         ]
-        for (option, allowed, name) in rules where options.contains(option) && !allowed.contains(category) {
+        // (the dualRoute mode requires allowBluetoothHFP in multiRoute, so that category takes it there)
+        let bluetoothInDualRoute = category == .multiRoute && mode == .dualRoute
+        for (option, allowed, name) in rules where options.contains(option) && !allowed.contains(category)
+            && !(option == .allowBluetooth && bluetoothInDualRoute) {
             throw AVAudioSession.error(.badParam, "the category option \(name) is not allowed with \(category.rawValue)")
+        }
+        if mode == .dualRoute && (category != .multiRoute || !options.contains(.allowBluetoothHFP)) {
+            throw AVAudioSession.error(.badParam, "the dualRoute mode needs the multiRoute category and the allowBluetoothHFP option")
+        }
+        if options.contains(.farFieldInput) {
+            let input = category == .playAndRecord || category == .record || (category == .multiRoute && mode == .dualRoute)
+            guard input, options.contains(.allowBluetoothHFP) else {
+                throw AVAudioSession.error(.badParam, "the category option farFieldInput needs allowBluetoothHFP and playAndRecord, record, or multiRoute with the dualRoute mode")
+            }
         }
         lock.lock()
         let changed = _category != category
@@ -146,6 +170,17 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     open func setAggregatedIOPreference(_ inIOType: IOType) throws { lock.lock(); _aggregatedIO = inIOType; lock.unlock() }
     /// Spatial rendering does not exist here.
     open var renderingMode: RenderingMode { .notApplicable }
+
+    /// Records the preferred way of injecting the app's audio into other apps' microphone input.
+    /// Linux has no system service that mixes one app's audio into another's input, so the
+    /// preference is kept and read back but injects nothing (`isMicrophoneInjectionAvailable` is
+    /// false, as `AVAudioApplication.microphoneInjectionPermission` is `.serviceDisabled`).
+    open func setPreferredMicrophoneInjectionMode(_ inValue: MicrophoneInjectionMode) throws {
+        lock.lock(); _microphoneInjectionMode = inValue; lock.unlock()
+    }
+    open var preferredMicrophoneInjectionMode: MicrophoneInjectionMode { lock.lock(); defer { lock.unlock() }; return _microphoneInjectionMode }
+    /// False: no microphone-injection service exists here (see `setPreferredMicrophoneInjectionMode`).
+    open var isMicrophoneInjectionAvailable: Bool { false }
 
     // MARK: Activation
 

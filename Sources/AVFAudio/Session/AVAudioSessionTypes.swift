@@ -35,6 +35,12 @@ extension AVAudioSession {
         public static let videoChat = Mode(rawValue: "AVAudioSessionModeVideoChat")
         public static let spokenAudio = Mode(rawValue: "AVAudioSessionModeSpokenAudio")
         public static let voicePrompt = Mode(rawValue: "AVAudioSessionModeVoicePrompt")
+        /// Short-form video (iOS 26; playback only, per the header). Linux has no output-mute
+        /// policy for it to drive: it is kept as set.
+        public static let shortFormVideo = Mode(rawValue: "AVAudioSessionModeShortFormVideo")
+        /// The built-in device plus a secondary input-and-output route (iOS 26.2); needs the
+        /// multiRoute category and allowBluetoothHFP (`setCategory` checks both).
+        public static let dualRoute = Mode(rawValue: "AVAudioSessionModeDualRoute")
     }
 
     /// Port types.
@@ -112,6 +118,13 @@ extension AVAudioSession {
         public static let allowBluetoothA2DP = CategoryOptions(rawValue: 0x20)
         public static let allowAirPlay = CategoryOptions(rawValue: 0x40)
         public static let overrideMutedMicrophoneInterruption = CategoryOptions(rawValue: 0x80)
+        /// Prefer a Bluetooth device's far-field microphone (iOS 26.2, `1 << 18`); needs
+        /// allowBluetoothHFP and an input category (`setCategory` checks). No Linux Bluetooth
+        /// route reports far-field capture, so it changes no route.
+        public static let farFieldInput = CategoryOptions(rawValue: 1 << 18)
+        /// Full-bandwidth Bluetooth input and output when the route supports it (iOS 26,
+        /// `1 << 19`); "ignored" when it does not, as the header says — which is every route here.
+        public static let bluetoothHighQualityRecording = CategoryOptions(rawValue: 1 << 19)
     }
 
     /// Route sharing policies.
@@ -168,7 +181,39 @@ extension AVAudioSession {
         /// Deprecated by Apple (no longer sent from iOS 16).
         case appWasSuspended = 1
         case builtInMicMuted = 2
+        /// The app's scene went to the background (visionOS). Declared in Apple's
+        /// AVAudioSessionTypes.h under `TARGET_OS_VISION` as
+        /// `AVAudioSessionInterruptionReasonSceneWasBackgrounded = 3`; Linux has no scenes, so
+        /// nothing here sends it. (The header's `…DeviceUnauthenticated = 5` sits under the same
+        /// `#if` yet is marked unavailable on visionOS, so no platform has it; it is left out.)
+        case sceneWasBackgrounded = 3
         case routeDisconnected = 4
+    }
+
+    /// Who deactivated the session (AVAudioSessionTypes.h, iOS 27:
+    /// `AVAudioSessionDeactivationSourceApp = 1`, `…System = 2`).
+    public enum DeactivationSource: Int, Sendable {
+        /// The app asked (`setActive(false)`).
+        case app = 1
+        /// The system deactivated it.
+        case system = 2
+    }
+
+    /// Whether the system recommends resuming playback (AVAudioSessionTypes.h, iOS 27:
+    /// `AVAudioSessionResumptionRecommendationShouldNotResume = 0`, `…ShouldResume = 1`).
+    public enum ResumptionRecommendation: Int, Sendable {
+        case shouldNotResume = 0
+        case shouldResume = 1
+    }
+
+    /// How the session's own audio (synthesized speech) is mixed into another app's microphone
+    /// input (AVAudioSessionTypes.h: `AVAudioSessionMicrophoneInjectionModeNone = 0`,
+    /// `…SpokenAudio = 1`).
+    public enum MicrophoneInjectionMode: Int, Sendable {
+        /// Microphone injection is not preferred (the default).
+        case none = 0
+        /// Inject spoken audio, such as synthesized speech, with the microphone audio.
+        case spokenAudio = 1
     }
 
     /// `AVAudioSessionSilenceSecondaryAudioHintTypeKey` values.
@@ -179,7 +224,9 @@ extension AVAudioSession {
 
     /// `setAggregatedIOPreference(_:)` values.
     public enum IOType: UInt, Sendable {
-        case notApplicable = 0
+        /// The default (`AVAudioSessionIOTypeNotSpecified = 0`; this type said `notApplicable`
+        /// before, which is not Apple's name).
+        case notSpecified = 0
         case aggregated = 1
     }
 
@@ -245,6 +292,10 @@ extension AVAudioSession {
     public static let spatialPlaybackCapabilitiesChangedNotification = NSNotification.Name("AVAudioSessionSpatialPlaybackCapabilitiesChangedNotification")
     public static let renderingModeChangeNotification = NSNotification.Name("AVAudioSessionRenderingModeChangeNotification")
     public static let renderingCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionRenderingCapabilitiesChangeNotification")
+    /// Posted when `availableInputs` changed (a capture device appeared or went away), without a
+    /// user-info dictionary (AVAudioSessionTypes.h, iOS 26). The string is the constant's name,
+    /// as for every other session notification.
+    public static let availableInputsChangeNotification = NSNotification.Name("AVAudioSessionAvailableInputsChangeNotification")
     public static let microphoneInjectionCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionMicrophoneInjectionCapabilitiesChangeNotification")
 }
 

@@ -374,6 +374,9 @@ extension ALSAAudioDevice {
             return String(cString: value)
         }
         var devices: [AudioDeviceInfo] = []
+        // What the kernel says about each PCM's card: its bus, its PCM device's name (ALSACards.swift).
+        let tree = ALSACardTree.current.withLock { $0 }
+        let cards = tree.cards()
         var i = 0
         while let entry = hints[i] {
             i += 1
@@ -391,6 +394,7 @@ extension ALSAAudioDevice {
                                            inputChannels: input?.channels ?? 0, sampleRates: rates,
                                            nominalSampleRate: rates.contains(48_000) ? 48_000 : (rates.first ?? 0),
                                            isDefaultOutput: name == "default", isDefaultInput: name == "default"))
+            tree.describe(&devices[devices.count - 1], cards: cards)
         }
         return devices
     }

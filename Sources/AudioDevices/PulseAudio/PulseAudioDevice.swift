@@ -240,6 +240,7 @@ final class PulseConnection: @unchecked Sendable {
                     isDefaultOutput: !source && name == collector.connection.defaultSink,
                     isDefaultInput: source && name == collector.connection.defaultSource))
                 collector.devices[collector.devices.count - 1].volume = volume
+                Pulse.readProperties(info, pulse: collector.connection.pulse, into: &collector.devices[collector.devices.count - 1])
             }
             collector.connection.pulse.mainloopSignal(collector.connection.mainloop, 0)
         }

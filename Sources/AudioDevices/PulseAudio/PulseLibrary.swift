@@ -190,6 +190,36 @@ enum Pulse {
     static let sinkInputProplistOffset = 344
     static let sinkInputCorkedOffset = 352
 
+    //   pa_sink_info and pa_source_info share their layout up to the port fields (introspect.h):
+    //     … int mute @304; uint32 monitor @308; char *monitor name @312; pa_usec_t latency @320;
+    //     char *driver @328; flags @336; pa_proplist *proplist @344; pa_usec_t configured_latency
+    //     @352; pa_volume_t base_volume @360; state @364; uint32 n_volume_steps @368, card @372,
+    //     n_ports @376; port_info **ports @384; port_info *active_port @392. A pa_sink_port_info /
+    //     pa_source_port_info starts with `const char *name; const char *description;`.
+    static let deviceProplistOffset = 344
+    static let deviceActivePortOffset = 392
+
+    /// Fills `info`'s device properties from a pa_sink_info / pa_source_info: the proplist's
+    /// device.bus, device.form_factor, device.class, device.api, the Bluetooth profile
+    /// (bluetooth.protocol, or PipeWire's api.bluez5.profile), and the active port's name.
+    static func readProperties(_ device: UnsafeRawPointer, pulse: Library, into info: inout AudioDeviceInfo) {
+        let proplist = device.load(fromByteOffset: deviceProplistOffset, as: OpaquePointer?.self)
+        func property(_ key: String) -> String? {
+            guard let proplist, let value = pulse.proplistGets(proplist, key) else { return nil }
+            let text = String(cString: value)
+            return text.isEmpty ? nil : text.lowercased()
+        }
+        info.bus = property("device.bus")
+        info.formFactor = property("device.form_factor")
+        info.deviceClass = property("device.class")
+        info.api = property("device.api")
+        info.bluetoothProfile = (property("bluetooth.protocol") ?? property("api.bluez5.profile"))
+            .map { String($0.map { $0 == "-" ? "_" : $0 }) }
+        if let port = device.load(fromByteOffset: deviceActivePortOffset, as: UnsafeRawPointer?.self) {
+            info.activePort = string(port, at: 0)?.lowercased()
+        }
+    }
+
     static func string(_ base: UnsafeRawPointer, at offset: Int) -> String? {
         base.load(fromByteOffset: offset, as: UnsafePointer<CChar>?.self).map { String(cString: $0) }
     }
