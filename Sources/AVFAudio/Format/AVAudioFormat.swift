@@ -9,8 +9,11 @@
 
 /// An object that describes the representation of an audio format.
 open class AVAudioFormat: NSObject, @unchecked Sendable {
-    /// Owned, never-moving ASBD, so `streamDescription` is a stable pointer for the object's life.
+    /// Never-moving ASBD, so `streamDescription` is a stable pointer: interned (shared and kept
+    /// for the life of the process, see `StreamDescriptionStore`) or, past the store's capacity,
+    /// owned by this object.
     private let asbdStorage: UnsafeMutablePointer<AudioStreamBasicDescription>
+    private let ownsStorage: Bool
     private let _channelLayout: AVAudioChannelLayout?
 
     /// Codec-specific data (e.g. an AAC `esds` or ALAC cookie) carried with compressed formats.
@@ -36,8 +39,7 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
         } else if d.mChannelsPerFrame > 2 {
             return nil
         }
-        asbdStorage = .allocate(capacity: 1)
-        asbdStorage.initialize(to: d)
+        (asbdStorage, ownsStorage) = StreamDescriptionStore.storage(for: d)
         _channelLayout = layout
         super.init()
     }
@@ -47,8 +49,7 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
     init?(validating d: AudioStreamBasicDescription, layout: AVAudioChannelLayout?) {
         guard AVAudioFormat.isValid(d) else { return nil }
         if let layout, layout.channelCount != d.mChannelsPerFrame { return nil }
-        asbdStorage = .allocate(capacity: 1)
-        asbdStorage.initialize(to: d)
+        (asbdStorage, ownsStorage) = StreamDescriptionStore.storage(for: d)
         _channelLayout = layout
         super.init()
     }
@@ -83,8 +84,10 @@ open class AVAudioFormat: NSObject, @unchecked Sendable {
     }
 
     deinit {
-        asbdStorage.deinitialize(count: 1)
-        asbdStorage.deallocate()
+        if ownsStorage {
+            asbdStorage.deinitialize(count: 1)
+            asbdStorage.deallocate()
+        }
     }
 
     // MARK: Properties
