@@ -174,7 +174,8 @@ import AVFoundation
     /// Every check on one file: our reader, ffmpeg, MD5 (hashlib and ffmpeg's decode).
     static func checkEverywhere(_ url: URL, _ expected: [Int32], bits: Int, dir: URL, _ label: String) throws {
         let ours = try readOurs(url, bits: bits)
-        #expect(ours == expected, "\(label): our reader returns \(ours.count) samples, \(zip(ours, expected).filter { $0 != $1 }.count) differ")
+        let oursMatch = ours == expected
+        #expect(oursMatch, "\(label): our reader returns \(ours.count) samples, \(zip(ours, expected).filter { $0 != $1 }.count) differ")
         if hasPython, let md5 = try pythonMD5(expected, bits: bits, dir: dir) {
             #expect(try streamInfoMD5(url) == md5, "\(label): STREAMINFO MD5")
         }
@@ -184,7 +185,8 @@ import AVFoundation
             return
         }
         #expect(errors.isEmpty, "\(label): ffmpeg says \(errors)")
-        #expect(theirs == expected, "\(label): ffmpeg decodes \(theirs.count) samples of \(expected.count), \(zip(theirs, expected).filter { $0 != $1 }.count) differ")
+        let theirsMatch = theirs == expected
+        #expect(theirsMatch, "\(label): ffmpeg decodes \(theirs.count) samples of \(expected.count), \(zip(theirs, expected).filter { $0 != $1 }.count) differ")
         if bits == 8 || bits == 16 || bits == 24 {
             let codec = bits == 8 ? "pcm_s8" : bits == 16 ? "pcm_s16le" : "pcm_s24le"
             if let r = run(["ffmpeg", "-v", "error", "-i", url.path, "-c:a", codec, "-f", "md5", "-"]), r.status == 0 {
@@ -296,10 +298,12 @@ import AVFoundation
         file.close()
         let complete = Array(samples[0..<(8192 * 2)])
         let ours = try Self.readOurs(copy, bits: 16)
-        #expect(ours == complete, "our reader: \(ours.count / 2) frames")
+        let oursComplete = ours == complete
+        #expect(oursComplete, "our reader: \(ours.count / 2) frames")
         #expect(try Self.streamInfoMD5(copy) == String(repeating: "0", count: 32))
         if Self.hasFFmpeg, let (theirs, errors) = Self.readFFmpeg(copy, bits: 16) {
-            #expect(theirs == complete && errors.isEmpty, "ffmpeg: \(theirs.count / 2) frames, \(errors)")
+            let theirsComplete = theirs == complete && errors.isEmpty
+            #expect(theirsComplete, "ffmpeg: \(theirs.count / 2) frames, \(errors)")
         }
         try Self.checkEverywhere(url, samples, bits: 16, dir: dir, "closed")
     }
