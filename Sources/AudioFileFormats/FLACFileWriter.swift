@@ -154,22 +154,32 @@ public final class FLACFileWriter {
         if let failure { throw failure }
     }
 
+    /// Takes channel samples out of the interleaved containers. A depth below its container's
+    /// (12 or 20 bits, say) is rounded to the nearest step of that depth (the largest value where
+    /// rounding up would overflow); exact values — low bits zero — pass unchanged.
     private func deinterleave(_ p: UnsafeRawPointer, stride: Int, count: Int, into out: UnsafeMutablePointer<Int64>) {
         let shift = justification
+        defer {
+            if shift > 0 {
+                let half = Int64(1) << (shift - 1)
+                let largest = (Int64(1) << Int64(description.validBitsPerSample - 1)) - 1
+                for i in 0..<count { out[i] = min((out[i] + half) >> shift, largest) }
+            }
+        }
         switch containerBytes {
         case 1:
-            for i in 0..<count { out[i] = Int64(p.load(fromByteOffset: i * stride, as: Int8.self)) >> shift }
+            for i in 0..<count { out[i] = Int64(p.load(fromByteOffset: i * stride, as: Int8.self)) }
         case 2:
-            for i in 0..<count { out[i] = Int64(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int16.self))) >> shift }
+            for i in 0..<count { out[i] = Int64(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int16.self))) }
         case 3:
             for i in 0..<count {
                 let b = p + i * stride
                 let v = Int32(b.load(as: UInt8.self)) | Int32(b.load(fromByteOffset: 1, as: UInt8.self)) << 8
                     | Int32(b.load(fromByteOffset: 2, as: Int8.self)) << 16
-                out[i] = Int64(v) >> shift
+                out[i] = Int64(v)
             }
         default:
-            for i in 0..<count { out[i] = Int64(Int32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int32.self))) >> shift }
+            for i in 0..<count { out[i] = Int64(Int32(littleEndian: p.loadUnaligned(fromByteOffset: i * stride, as: Int32.self))) }
         }
     }
 
