@@ -260,7 +260,7 @@ public final class FLACEncoder {
 
         // FIXED: choose the order by the sum of absolute residuals (orders 0…4).
         if n > 4 {
-            var totals = [UInt64](repeating: 0, count: 5)
+            var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0
             var i = 4
             while i < n {
                 let e0 = x[i]
@@ -268,10 +268,11 @@ public final class FLACEncoder {
                 let e2 = e1 &- (x[i - 1] &- x[i - 2])
                 let e3 = e2 &- (x[i - 1] &- 2 &* x[i - 2] &+ x[i - 3])
                 let e4 = e3 &- (x[i - 1] &- 3 &* x[i - 2] &+ 3 &* x[i - 3] &- x[i - 4])
-                totals[0] &+= e0.magnitude; totals[1] &+= e1.magnitude; totals[2] &+= e2.magnitude
-                totals[3] &+= e3.magnitude; totals[4] &+= e4.magnitude
+                t0 &+= e0.magnitude; t1 &+= e1.magnitude; t2 &+= e2.magnitude
+                t3 &+= e3.magnitude; t4 &+= e4.magnitude
                 i += 1
             }
+            let totals = [t0, t1, t2, t3, t4]
             let order = totals.indices.min { totals[$0] < totals[$1] }!
             if Self.fixedResidual(x, n, order, into: a.work) {
                 consider(a, .fixed(order), order: order, bits: header + order * b, n)
@@ -325,6 +326,29 @@ public final class FLACEncoder {
         var worst: UInt64 = 0
         p.coefficients.withUnsafeBufferPointer { c in
             var i = order
+            if order <= 8 {
+                // Eight taps, zeros beyond the order: one straight-line loop for every order up to 8
+                // (the samples before the block's 8th are done by the general loop below).
+                var k = [Int64](repeating: 0, count: 8)
+                for j in 0..<order { k[j] = c[j] }
+                let (k0, k1, k2, k3, k4, k5, k6, k7) = (k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7])
+                while i < min(n, 8) {
+                    var sum: Int64 = 0
+                    for j in 0..<order { sum &+= c[j] &* x[i - 1 - j] }
+                    let e = x[i] &- (sum >> shift)
+                    r[i] = e
+                    worst = max(worst, e.magnitude)
+                    i += 1
+                }
+                while i < n {
+                    var sum = k0 &* x[i - 1] &+ k1 &* x[i - 2] &+ k2 &* x[i - 3] &+ k3 &* x[i - 4]
+                    sum &+= k4 &* x[i - 5] &+ k5 &* x[i - 6] &+ k6 &* x[i - 7] &+ k7 &* x[i - 8]
+                    let e = x[i] &- (sum >> shift)
+                    r[i] = e
+                    worst = max(worst, e.magnitude)
+                    i += 1
+                }
+            }
             while i < n {
                 var sum: Int64 = 0
                 var j = 0

@@ -75,13 +75,21 @@ final class FLACLinearPredictor {
             window.withUnsafeBufferPointer { w in
                 for i in 0..<n { x[i] = Double(s[i]) * w[i] }
                 for lag in 0...top {
-                    var sum = 0.0
+                    // Four partial sums: independent additions the CPU can overlap.
+                    var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
                     var i = lag
+                    while i + 3 < n {
+                        s0 += x[i] * x[i - lag]
+                        s1 += x[i + 1] * x[i + 1 - lag]
+                        s2 += x[i + 2] * x[i + 2 - lag]
+                        s3 += x[i + 3] * x[i + 3 - lag]
+                        i += 4
+                    }
                     while i < n {
-                        sum += x[i] * x[i - lag]
+                        s0 += x[i] * x[i - lag]
                         i += 1
                     }
-                    autoc[lag] = sum
+                    autoc[lag] = (s0 + s1) + (s2 + s3)
                 }
             }
         }
