@@ -35,6 +35,8 @@ struct IOFormat {
         // CAF and AIFF as Apple tools write them by default: big-endian integers.
         IOFormat(key: "caf16", label: "CAF 16-bit 44.1k", fileExtension: "caf", bits: 16, isFloat: false, bigEndian: true, sampleRate: 44_100),
         IOFormat(key: "aiff16", label: "AIFF 16-bit 44.1k", fileExtension: "aiff", bits: 16, isFloat: false, bigEndian: true, sampleRate: 44_100),
+        // Native FLAC (lossless: the encode is the FLACEncoder, the decode the FLAC reader).
+        IOFormat(key: "flac16", label: "FLAC 16-bit", fileExtension: "flac", bits: 16, isFloat: false, bigEndian: false, sampleRate: 48_000),
     ]
 
     static func named(_ key: String) throws -> IOFormat {
@@ -46,7 +48,10 @@ struct IOFormat {
 
     /// AVAudioFile settings for writing this format at `sampleRate`.
     func settings(sampleRate rate: Double, channels: Int) -> [String: Any] {
-        [
+        if fileExtension == "flac" {
+            return [AVFormatIDKey: kAudioFormatFLAC, AVSampleRateKey: rate, AVNumberOfChannelsKey: channels, AVEncoderBitDepthHintKey: bits]
+        }
+        return [
             AVFormatIDKey: kAudioFormatLinearPCM,
             AVSampleRateKey: rate,
             AVNumberOfChannelsKey: channels,

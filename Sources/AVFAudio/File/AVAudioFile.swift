@@ -33,7 +33,7 @@ open class AVAudioFile: NSObject {
 
     /// The decode path for reading (shared with the player's file scheduling).
     private var stream: FileDecodeStream?
-    private var writer: AudioFileWriter?
+    private var writer: StoredFrameWriter?
     private let dataDescription: AudioDataDescription
     private let codec: FileSampleCodec
     private var position: AVAudioFramePosition = 0
@@ -89,25 +89,39 @@ open class AVAudioFile: NSObject {
     public init(forWriting fileURL: URL, settings: [String: Any], commonFormat format: AVAudioCommonFormat, interleaved: Bool) throws {
         let path = fileURL.path
         let create = AVFAudioFailedCall.createFile
-        let container = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.container(forWriting: fileURL, settings: settings) }
-        guard let requested = AVAudioFormat(settings: settings) else {
-            throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
-                                      "cannot create '\(path)': the settings do not describe a valid format (\(AVAudioFile.describe(settings)))", path: path,
-                                      failedCall: create)
+        let writer: StoredFrameWriter
+        let description: AudioDataDescription
+        let fileFormat: AVAudioFormat
+        let layout: AVAudioChannelLayout?
+        if AVAudioFile.wantsFLAC(fileURL, settings: settings) {
+            let flac = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.flacWriting(fileURL, settings: settings) }
+            (writer, description, fileFormat, layout) = (flac.writer, flac.description, flac.fileFormat, flac.layout)
+        } else {
+            let container = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.container(forWriting: fileURL, settings: settings) }
+            guard let requested = AVAudioFormat(settings: settings) else {
+                throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
+                                          "cannot create '\(path)': the settings do not describe a valid format (\(AVAudioFile.describe(settings)))", path: path,
+                                          failedCall: create)
+            }
+            let (container2, pcmDescription) = try AVAudioFile.reporting(failedCall: create) {
+                try AVAudioFile.dataDescription(forWriting: requested, container: container, path: path)
+            }
+            let pcmWriter: AudioFileWriter
+            do {
+                pcmWriter = try AudioFileWriter(path: path, container: container2, description: pcmDescription)
+            } catch let error as AudioFileFormatError {
+                throw AVAudioFile.nsError(error, path: path, failedCall: create)
+            }
+            layout = requested.channelLayout
+            guard let pcmFileFormat = AVAudioFile.fileFormat(for: pcmDescription, layout: layout) else {
+                try? pcmWriter.close()
+                throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
+                                          "cannot create '\(path)' with \(pcmDescription) from \(format) buffers", path: path, failedCall: create)
+            }
+            (writer, description, fileFormat) = (pcmWriter, pcmDescription, pcmFileFormat)
         }
-        let (container2, description) = try AVAudioFile.reporting(failedCall: create) {
-            try AVAudioFile.dataDescription(forWriting: requested, container: container, path: path)
-        }
-        let writer: AudioFileWriter
-        do {
-            writer = try AudioFileWriter(path: path, container: container2, description: description)
-        } catch let error as AudioFileFormatError {
-            throw AVAudioFile.nsError(error, path: path, failedCall: create)
-        }
-        let layout = requested.channelLayout
-        guard let fileFormat = AVAudioFile.fileFormat(for: description, layout: layout),
-              let processing = AVAudioFile.processingFormat(format, interleaved: interleaved, sampleRate: description.sampleRate,
-                                                          channels: description.channelCount, layout: layout) else {
+        guard let processing = AVAudioFile.processingFormat(format, interleaved: interleaved, sampleRate: description.sampleRate,
+                                                            channels: description.channelCount, layout: layout) else {
             try? writer.close()
             throw AVAudioFile.nsError(code: kAudioFileUnsupportedDataFormatError,
                                       "cannot create '\(path)' with \(description) from \(format) buffers", path: path, failedCall: create)

@@ -76,7 +76,7 @@ final class FileSampleCodec {
     }
 
     /// Writes `frames` (≤ chunkFrames) frames of `buffer` from frame `offset`.
-    func encode(from buffer: AVAudioPCMBuffer, offset: Int, frames: Int, to writer: AudioFileWriter, atFrame frame: Int64) throws {
+    func encode(from buffer: AVAudioPCMBuffer, offset: Int, frames: Int, to writer: StoredFrameWriter, atFrame frame: Int64) throws {
         if direct {
             try writer.write(frames: frames, from: buffer.rawBufferPointers[0] + offset * buffer.bytesPerFrameInEachBuffer, atFrame: frame)
             return

@@ -16,6 +16,19 @@ public struct FLACStreamInfo: Equatable {
     public var totalSamples: Int64?
     /// MD5 of the unencoded audio (all zero: not computed by the encoder).
     public var md5: [UInt8]
+
+    public init(minimumBlockSize: Int, maximumBlockSize: Int, minimumFrameSize: Int, maximumFrameSize: Int, sampleRate: Int,
+                channelCount: Int, bitsPerSample: Int, totalSamples: Int64?, md5: [UInt8]) {
+        self.minimumBlockSize = minimumBlockSize
+        self.maximumBlockSize = maximumBlockSize
+        self.minimumFrameSize = minimumFrameSize
+        self.maximumFrameSize = maximumFrameSize
+        self.sampleRate = sampleRate
+        self.channelCount = channelCount
+        self.bitsPerSample = bitsPerSample
+        self.totalSamples = totalSamples
+        self.md5 = md5
+    }
 }
 
 /// A metadata block's type and where its body lies in the stream.

@@ -1,0 +1,95 @@
+// AVAudioFile writing native FLAC (`.flac`, or AVAudioFileTypeKey kAudioFileFLACType) with
+// AVFormatIDKey kAudioFormatFLAC, as Apple platforms do; the stream is encoded by AudioCodecs'
+// FLACEncoder through AudioFileFormats' FLACFileWriter.
+//
+// Settings honoured: AVSampleRateKey (a whole number of Hz, 1…1,048,575), AVNumberOfChannelsKey
+// (1…8), AVChannelLayoutKey, and the source depth from AVEncoderBitDepthHintKey — the key Apple
+// documents for lossless encoders' source depth, range 8…32 — or else AVLinearPCMBitDepthKey, or
+// else 16 bits (Apple does not document its default; 16 is what its lossless encoders assume
+// for "16-bit source data", the first of their depth flags). AVEncoderAudioQualityKey and the
+// bit-rate keys are accepted and ignored: FLAC is lossless and this encoder has one setting.
+//
+// The file format reported is the one AVAudioFile reports when it reads the file back:
+// kAudioFormatFLAC, the source depth in the Apple Lossless flags, 4,096 frames per packet.
+import AudioFileFormats
+import AudioCodecs
+import AudioKernels
+
+extension AVAudioFile {
+    struct FLACWriting {
+        var writer: FLACFileWriter
+        var description: AudioDataDescription
+        var fileFormat: AVAudioFormat
+        var layout: AVAudioChannelLayout?
+    }
+
+    /// Whether `settings`/`url` ask for a FLAC file (by format ID, file type or extension).
+    static func wantsFLAC(_ url: URL, settings: [String: Any]) -> Bool {
+        if let id = AVAudioFormat.integer(settings[AVFormatIDKey]), let id, AudioFormatID(truncatingIfNeeded: id) == kAudioFormatFLAC { return true }
+        if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]), let type, AudioFileTypeID(truncatingIfNeeded: type) == kAudioFileFLACType { return true }
+        return settings[AVAudioFileTypeKey] == nil && url.pathExtension.lowercased() == "flac"
+    }
+
+    /// Creates the FLAC writer `settings` describe; throws Apple's errors when they describe no
+    /// FLAC stream (a FLAC file type with another format ID, or FLAC data in another container:
+    /// kAudioFileUnsupportedDataFormatError).
+    static func flacWriting(_ url: URL, settings: [String: Any]) throws -> FLACWriting {
+        let path = url.path
+        func refuse(_ text: String) -> NSError {
+            nsError(code: kAudioFileUnsupportedDataFormatError, "cannot create '\(path)': \(text)", path: path)
+        }
+        var formatID = kAudioFormatLinearPCM
+        if let id = AVAudioFormat.integer(settings[AVFormatIDKey]), let id { formatID = AudioFormatID(truncatingIfNeeded: id) }
+        guard formatID == kAudioFormatFLAC else {
+            throw refuse("a FLAC file holds FLAC data; set AVFormatIDKey to kAudioFormatFLAC (\(fourCharCodeString(formatID)) requested)")
+        }
+        if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
+            let value = type.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
+            guard value == kAudioFileFLACType else {
+                throw refuse("FLAC data is written only to FLAC files (kAudioFileFLACType), not \(fourCharCodeString(value)) files")
+            }
+        } else if url.pathExtension.lowercased() != "flac" {
+            throw refuse("FLAC data is written only to FLAC files; use the .flac extension or AVAudioFileTypeKey kAudioFileFLACType")
+        }
+        guard let rate = AVAudioFormat.number(settings[AVSampleRateKey]), rate.isFinite, rate > 0,
+              let channelValue = AVAudioFormat.number(settings[AVNumberOfChannelsKey]), channelValue >= 1, channelValue <= 65535 else {
+            throw refuse("the settings do not describe a valid format (\(describe(settings)))")
+        }
+        guard rate == rate.rounded(), rate <= 1_048_575 else {
+            throw refuse("FLAC stores whole-number sample rates of 1 to 1,048,575 Hz, not \(rate) Hz")
+        }
+        let channels = Int(channelValue)
+        guard channels <= 8, Double(channels) == channelValue else { throw refuse("FLAC holds 1 to 8 channels, not \(channelValue)") }
+        var bits = 16
+        if let hint = AVAudioFormat.integer(settings[AVEncoderBitDepthHintKey]) ?? AVAudioFormat.integer(settings[AVLinearPCMBitDepthKey]) {
+            guard let hint, (8...32).contains(hint) else { throw refuse("a bit depth of \(hint.map(String.init) ?? "?"); FLAC files are written with 8 to 32 bits") }
+            bits = Int(hint)
+        }
+        let encoding: SampleEncoding = bits <= 8 ? .signed8 : bits <= 16 ? .signed16 : bits <= 24 ? .signed24 : .signed32
+        let description = AudioDataDescription(sampleRate: rate, channelCount: channels, encoding: encoding, bigEndian: false,
+                                               validBitsPerSample: bits)
+        var layout: AVAudioChannelLayout?
+        if let data = settings[AVChannelLayoutKey] as? Data, let parsed = AVAudioFormat.channelLayout(from: data) {
+            guard parsed.channelCount == AVAudioChannelCount(channels) else {
+                throw refuse("the channel layout has \(parsed.channelCount) channels, the settings \(channels)")
+            }
+            layout = parsed
+        } else {
+            layout = channelLayout(for: description)?.value
+        }
+        let writer: FLACFileWriter
+        do {
+            writer = try FLACFileWriter(path: path, description: description)
+        } catch let error as AudioFileFormatError {
+            throw nsError(error, path: path)
+        }
+        let info = FLACStreamInfo(minimumBlockSize: writer.blockSize, maximumBlockSize: writer.blockSize, minimumFrameSize: 0,
+                                  maximumFrameSize: 0, sampleRate: Int(rate), channelCount: channels, bitsPerSample: bits,
+                                  totalSamples: nil, md5: [])
+        guard let fileFormat = flacFileFormat(info, layout: layout) else {
+            try? writer.close()
+            throw refuse("no file format describes \(description)")
+        }
+        return FLACWriting(writer: writer, description: description, fileFormat: fileFormat, layout: layout)
+    }
+}
