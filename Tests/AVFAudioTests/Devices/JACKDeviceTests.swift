@@ -56,8 +56,17 @@ struct JACKDeviceTests {
         #expect(engine.outputNode.outputFormat(forBus: 0).sampleRate == 48_000)
         #expect(engine.outputNode.outputFormat(forBus: 0).channelCount == 2)
         // The dummy driver's playback ports report 2 periods of latency; we render one ahead.
-        let latency = engine.outputNode.presentationLatency
-        #expect(abs(latency - Double(3 * 256) / 48_000) < 1e-9, "output latency \(latency) s")
+        // JACK tells a client its ports' latency in a callback after their connections are made,
+        // so right after start() the figure may still be the period alone: wait for it (up to 2 s;
+        // it came late in the Address Sanitizer run, where everything is slower).
+        let expected = Double(3 * 256) / 48_000
+        var latency = engine.outputNode.presentationLatency
+        let deadline = Date().addingTimeInterval(2)
+        while abs(latency - expected) >= 1e-9 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+            latency = engine.outputNode.presentationLatency
+        }
+        #expect(abs(latency - expected) < 1e-9, "output latency \(latency) s")
 
         #expect(peer.connect("avaudio-engine:out_1", "\(peer.name):in_1"))
         #expect(peer.connect("avaudio-engine:out_2", "\(peer.name):in_2"))
@@ -144,8 +153,14 @@ struct JACKDeviceTests {
         defer { engine.stop() }
         #expect(engine.inputNode.outputFormat(forBus: 0).channelCount == 2)
         #expect(engine.inputNode.outputFormat(forBus: 0).sampleRate == 48_000)
-        let inputLatency = engine.inputNode.presentationLatency
-        // (the dummy driver's capture ports report one period)
+        // (the dummy driver's capture ports report one period; JACK reports it in a callback
+        // after the connections are made, so wait for it as for the output's)
+        var inputLatency = engine.inputNode.presentationLatency
+        let deadline = Date().addingTimeInterval(2)
+        while abs(inputLatency - 256.0 / 48_000) >= 1e-9 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+            inputLatency = engine.inputNode.presentationLatency
+        }
         #expect(abs(inputLatency - 256.0 / 48_000) < 1e-9, "input latency \(inputLatency) s")
         // The engine's inputs are wired to system:capture_1/2 (silence on the dummy driver); the
         // peer's counter is summed in too.
