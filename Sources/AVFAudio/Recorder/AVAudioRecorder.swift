@@ -9,10 +9,11 @@
 // moment, and a process killed mid-recording (even by SIGKILL) leaves a readable file.
 //
 // The container comes from the URL's extension, as on Apple platforms: .wav/.wave, .aif/.aiff/
-// .aifc and .caf. Other extensions (.m4a, .mp4, .flac, ...) need encoders this project does not
-// have yet: `init` throws an NSError (NSOSStatusErrorDomain, kAudioFileUnsupportedFileTypeError
-// 'typ?') saying so. Settings missing from the dictionary default to linear PCM, the session's
-// sample rate, one channel and 16-bit integers (Apple does not document its defaults).
+// .aifc, .caf, and .flac (native FLAC, encoded as AVAudioFile writes it; FLAC data only). Other
+// extensions (.m4a, .mp4, .mp3, ...) need encoders this project does not have yet: `init` throws
+// an NSError (NSOSStatusErrorDomain, kAudioFileUnsupportedFileTypeError 'typ?') saying so.
+// Settings missing from the dictionary default to linear PCM (FLAC for a .flac URL), the
+// session's sample rate, one channel and 16-bit integers (Apple does not document its defaults).
 //
 // Time: `currentTime` counts the frames written (seconds at the file's rate); `deviceCurrentTime`
 // is the host clock in seconds, shared with AVAudioPlayer, for `record(atTime:)`. A start time or
@@ -48,18 +49,26 @@ open class AVAudioRecorder: NSObject {
         file?.close()
     }
 
-    static let supportedExtensions: Set<String> = ["wav", "wave", "aif", "aiff", "aifc", "caf"]
+    static let supportedExtensions: Set<String> = ["wav", "wave", "aif", "aiff", "aifc", "caf", "flac"]
 
     static func completedSettings(_ settings: [String: Any], url: URL) throws -> [String: Any] {
         let ext = url.pathExtension.lowercased()
         guard supportedExtensions.contains(ext) else {
             let what = ext.isEmpty ? "a file name without an extension" : "the .\(ext) container"
             throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFileUnsupportedFileTypeError), userInfo: [
-                NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': \(what) is not supported yet (compressed formats such as AAC in .m4a and FLAC come with the codec work); use .wav, .aif or .caf",
+                NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': \(what) is not supported yet (compressed formats such as AAC in .m4a come with the codec work); use .wav, .aif, .caf or .flac",
             ])
         }
         var settings = settings
-        if settings[AVFormatIDKey] == nil { settings[AVFormatIDKey] = kAudioFormatLinearPCM }
+        if settings[AVFormatIDKey] == nil { settings[AVFormatIDKey] = ext == "flac" ? kAudioFormatFLAC : kAudioFormatLinearPCM }
+        if ext == "flac" {
+            let id = AVAudioFormat.integer(settings[AVFormatIDKey]).flatMap { $0 }.map { AudioFormatID(truncatingIfNeeded: $0) }
+            guard id == kAudioFormatFLAC else {
+                throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFileUnsupportedDataFormatError), userInfo: [
+                    NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': a .flac file holds FLAC data; set AVFormatIDKey to kAudioFormatFLAC or leave it out",
+                ])
+            }
+        }
         if settings[AVSampleRateKey] == nil { settings[AVSampleRateKey] = AVAudioSession.sharedInstance().sampleRate }
         if settings[AVNumberOfChannelsKey] == nil { settings[AVNumberOfChannelsKey] = 1 }
         if (settings[AVFormatIDKey] as? NSNumber)?.uint32Value ?? (settings[AVFormatIDKey] as? UInt32) == kAudioFormatLinearPCM,

@@ -8,11 +8,11 @@ import AVFoundation
 
 @Suite(.serialized)
 struct AVAudioRecorderTests {
-    @Test("A container that needs an encoder this project lacks (.m4a, .flac) throws a clear NSError; .wav/.aif/.caf are accepted")
+    @Test("A container that needs an encoder this project lacks (.m4a, .mp3) throws a clear NSError; .wav/.aif/.caf/.flac are accepted")
     func unsupportedContainers() throws {
         let dir = try PlayerTestFiles.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for ext in ["m4a", "flac", "mp3"] {
+        for ext in ["m4a", "mp3"] {
             do {
                 _ = try AVAudioRecorder(url: dir.appendingPathComponent("x.\(ext)"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC])
                 Issue.record(".\(ext) should throw")
@@ -28,6 +28,46 @@ struct AVAudioRecorderTests {
             #expect((recorder.settings[AVLinearPCMBitDepthKey] as? NSNumber)?.intValue == 16, "the default bit depth is 16")
             #expect(!recorder.isRecording && recorder.currentTime == 0)
         }
+    }
+
+    @Test("A .flac recorder writes native FLAC (FLAC by default; other data in a .flac file is refused): exact duration through rate conversion, read back by AVAudioFile and by ffmpeg")
+    func recordsFLAC() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        do {
+            _ = try AVAudioRecorder(url: dir.appendingPathComponent("x.flac"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC])
+            Issue.record("AAC data in a .flac file should throw")
+        } catch let error as NSError {
+            #expect(error.domain == NSOSStatusErrorDomain && error.code == Int(kAudioFileUnsupportedDataFormatError))
+            #expect(error.localizedDescription.contains("FLAC data"), "\(error.localizedDescription)")
+        }
+        let url = dir.appendingPathComponent("take.flac")
+        let recorder = try AVAudioRecorder(url: url, settings: [AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 2, AVEncoderBitDepthHintKey: 24])
+        #expect(recorder.format.streamDescription.pointee.mFormatID == kAudioFormatFLAC)
+        recorder._deviceSelector = "null"
+        let delegate = RecordingDelegate()
+        recorder.delegate = delegate
+        #expect(recorder.record(forDuration: 0.5))
+        #expect(waitUntil(5) { !delegate.calls.isEmpty }, "record(forDuration:) did not finish")
+        #expect(delegate.calls.first?.flag == true)
+        #expect(recorder.format.streamDescription.pointee.mFormatID == kAudioFormatFLAC && recorder.format.sampleRate == 44_100 && recorder.format.channelCount == 2)
+        let file = try AVAudioFile(forReading: url)
+        #expect(file.fileFormat.streamDescription.pointee.mFormatID == kAudioFormatFLAC)
+        #expect(file.length == 22_050, "0.5 s at 44.1 kHz: \(file.length) frames")
+        // ffmpeg, the external decoder, reads the same number of frames (24-bit stereo: 6 bytes each).
+        guard let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            print("SKIP ffmpeg check of the FLAC recording: ffmpeg is not installed")
+            return
+        }
+        let raw = dir.appendingPathComponent("take.raw")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffmpeg)
+        process.arguments = ["-v", "error", "-i", url.path, "-f", "s24le", "-y", raw.path]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let bytes = (try? Data(contentsOf: raw).count) ?? 0
+        #expect(bytes == 22_050 * 6, "ffmpeg decoded \(bytes / 6) frames")
     }
 
     @Test("record(forDuration:) writes exactly the duration's frames (48 kHz device → 44.1 kHz file), stops by itself and tells the delegate once on the main queue; deleteRecording removes the file")
