@@ -25,13 +25,13 @@ extension AVAudioSession {
     static let outputMutedFlag = Atomic<Bool>(false)
 
     /// Whether the session's output is muted (false until `setOutputMuted(true)`).
-    open var isOutputMuted: Bool { AVAudioSession.outputMutedFlag.load(ordering: .relaxed) }
+    public var isOutputMuted: Bool { AVAudioSession.outputMutedFlag.load(ordering: .relaxed) }
 
     /// Mutes (`true`) or unmutes the app's audio output: while muted, what the app's engines,
     /// players and recorders play is replaced by zeros on the device thread (see the top of this
     /// file). Posts `outputMuteStateChangeNotification` with `muteStateKey` when the state changes.
     /// Throws `incompatibleCategory` when muting playAndRecord with a mode other than default.
-    open func setOutputMuted(_ muted: Bool) throws {
+    public func setOutputMuted(_ muted: Bool) throws {
         lock.lock()
         let category = _category, mode = _mode
         lock.unlock()

@@ -18,8 +18,11 @@
 //     (AVAudioSession+Devices.swift).
 //   * While the session is active, a monitor thread watches the sound server: a route that
 //     changes (default device switched, device added or removed) posts `routeChangeNotification`
-//     with the reason and the previous route; a server that goes away posts
-//     `interruptionNotification` (began), and its return posts it again (ended, `.shouldResume`).
+//     with the reason and the previous route; a server that goes away deactivates the session and
+//     posts `interruptionNotification` (began) and `didBecomeInactiveNotification` (a system
+//     `DeactivationContext`), and its return posts `interruptionNotification` (ended,
+//     `.shouldResume`) and `resumptionRecommendationNotification` (`.shouldResume`); the app
+//     reactivates with `setActive(true)`, as after an interruption on Apple's systems.
 //     On ALSA it watches /proc/asound/cards: a card arriving posts `newDeviceAvailable`, one
 //     leaving `oldDeviceUnavailable`. Either posts `availableInputsChangeNotification` when the
 //     capture devices change.
