@@ -160,4 +160,15 @@ extension AVAudioSessionTests {
         let unmuted = try recordedPeak("unmuted.wav")
         #expect(unmuted > 0.3, "unmuted output recorded a peak of \(unmuted)")
     }
+
+    @Test("AVAudioApplication.requestMicrophoneInjectionPermission(completionHandler:) answers serviceDisabled, as the async form and the property do")
+    func microphoneInjectionPermissionHandler() async {
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<AVAudioApplication.MicrophoneInjectionPermission, Never>) in
+            AVAudioApplication.requestMicrophoneInjectionPermission { continuation.resume(returning: $0) }
+        }
+        #expect(answer == .serviceDisabled)
+        #expect(await AVAudioApplication.requestMicrophoneInjectionPermission() == .serviceDisabled)
+        #expect(AVAudioApplication.shared.microphoneInjectionPermission == .serviceDisabled)
+        #expect(AVAudioApplication.MicrophoneInjectionPermission.serviceDisabled.rawValue == 1_936_876_659)   // 'srds'
+    }
 }
