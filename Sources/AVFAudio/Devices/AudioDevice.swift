@@ -28,12 +28,21 @@ enum AudioDeviceRegistry {
         do {
             var selection = try selector.map(AudioDeviceSelection.init(parsing:)) ?? AudioDeviceSelection.fromEnvironment()
             var request = AudioDeviceRequest(direction: input ? .duplex : .output, periodFrames: periodFrames)
+            // AVAudioSession.setOutputMuted zeroes what the devices of the session's backend play
+            // (Session/AVAudioSession+OutputMute.swift); a device named apart from it is not the
+            // session's output.
+            let sessionOutput = SessionDevicePreferences.sharesSessionBackend(selection)
+            let wrapOutput: (AudioDevice) -> AudioDevice = { sessionOutput ? OutputMutingDevice.wrap($0) : $0 }
             // An active AVAudioSession's preferences (rate, IO buffer duration, channels, input)
             // apply to the devices of its backend (Session/AVAudioSession+Devices.swift).
             SessionDevicePreferences.apply(to: &request, selection: &selection)
-            if input, let device = try? AudioDevices.open(selection, request: request) { return InputMutingDevice.wrap(device) }
+            // The app's mute states (AVAudioApplication.setInputMuted, AVAudioSession.setOutputMuted)
+            // zero the captured and the played samples on the device thread.
+            if input, let device = try? AudioDevices.open(selection, request: request) {
+                return InputMutingDevice.wrap(wrapOutput(device))
+            }
             request.direction = .output
-            return try AudioDevices.open(selection, request: request)
+            return wrapOutput(try AudioDevices.open(selection, request: request))
         } catch let error as AudioDeviceError {
             throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, "AVAudioEngine could not open its audio device: \(error.message)")
         }

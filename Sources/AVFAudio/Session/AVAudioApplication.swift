@@ -55,6 +55,11 @@ open class AVAudioApplication: NSObject, @unchecked Sendable {
 
     /// No microphone injection service exists here.
     open var microphoneInjectionPermission: MicrophoneInjectionPermission { .serviceDisabled }
+    /// Answers `.serviceDisabled` (on a global queue): Apple answers at once "if the service is in a
+    /// disabled state", and no injection service exists here.
+    open class func requestMicrophoneInjectionPermission(completionHandler response: @escaping @Sendable (MicrophoneInjectionPermission) -> Void) {
+        DispatchQueue.global().async { response(.serviceDisabled) }
+    }
     open class func requestMicrophoneInjectionPermission() async -> MicrophoneInjectionPermission { .serviceDisabled }
 
     /// Whether the app's input is muted.

@@ -452,6 +452,26 @@ extension AVAudioSession {
         NotificationCenter.default.post(name: AVAudioSession.availableInputsChangeNotification, object: self)
     }
 
+    /// The sound server went away: the session becomes inactive, as an interrupted session does
+    /// on Apple's systems (the iOS 27 header replaces the interruption notification by
+    /// `didBecomeInactiveNotification`; the app reactivates with `setActive(true)`). The monitor
+    /// keeps watching so that the server's return is reported. Posts the (deprecated) interruption
+    /// notification, then `didBecomeInactiveNotification` with a system deactivation context whose
+    /// interruption reason is the same `.default` (AVAudioSessionActivationContexts.swift).
+    func systemInterruptionBegan() {
+        lock.lock(); _active = false; lock.unlock()
+        postInterruption(.began)
+        postDidBecomeInactive(DeactivationContext(source: .system, interruptionContext: InterruptionContext(reason: .default)))
+    }
+
+    /// The sound server answers again: the interruption ended with `.shouldResume`, and
+    /// `resumptionRecommendationNotification` recommends resuming.
+    func systemInterruptionEnded() {
+        postInterruption(.ended, options: .shouldResume)
+        NotificationCenter.default.post(name: AVAudioSession.resumptionRecommendationNotification, object: self,
+                                        userInfo: [AVAudioSession.resumptionContextKey: ResumptionContext(recommendation: .shouldResume)])
+    }
+
     func postInterruption(_ type: InterruptionType, options: InterruptionOptions = []) {
         var info: [String: Any] = [AVAudioSessionInterruptionTypeKey: NSNumber(value: type.rawValue)]
         if type == .ended { info[AVAudioSessionInterruptionOptionKey] = NSNumber(value: options.rawValue) }
@@ -462,6 +482,16 @@ extension AVAudioSession {
 
 /// The hook the engine's device registry calls (Devices/AudioDevice.swift).
 enum SessionDevicePreferences {
+    /// Whether `selection` opens a device of the session's backend (and PulseAudio server): the
+    /// devices the session's preferences and its output mute apply to.
+    static func sharesSessionBackend(_ selection: AudioDeviceSelection) -> Bool {
+        switch (selection, AVAudioSession.sharedInstance().resolvedSelection) {
+        case (.null, .null), (.alsa, .alsa), (.automatic, .automatic): return true
+        case (.pulse(_, _, let a), .pulse(_, _, let b)) where a == b: return true
+        default: return false
+        }
+    }
+
     /// While the session is active and `selection` opens the session's backend (and server):
     /// applies the preferences to `request`, and makes the preferred input the capture device.
     static func apply(to request: inout AudioDeviceRequest, selection: inout AudioDeviceSelection) {
@@ -470,13 +500,7 @@ enum SessionDevicePreferences {
         let active = session._active
         let preferredInput = session._preferredInput?.uid
         session.lock.unlock()
-        guard active else { return }
-        let own = session.resolvedSelection
-        switch (selection, own) {
-        case (.null, .null), (.alsa, .alsa), (.automatic, .automatic): break
-        case (.pulse(_, _, let a), .pulse(_, _, let b)) where a == b: break
-        default: return
-        }
+        guard active, sharesSessionBackend(selection) else { return }
         session.applyPreferences(to: &request)
         if let preferredInput, let input = try? AudioDeviceSelection(parsing: preferredInput),
            case .pulse(_, let source?, let server) = input {
@@ -533,13 +557,13 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                 if !now.reachable {
                     if !interrupted {
                         interrupted = true
-                        session.postInterruption(.began)
+                        session.systemInterruptionBegan()
                     }
                     continue
                 }
                 if interrupted {
                     interrupted = false
-                    session.postInterruption(.ended, options: .shouldResume)
+                    session.systemInterruptionEnded()
                 }
                 let route = session.route(now, selection: selection, category: session.category)
                 let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))

@@ -18,8 +18,11 @@
 //     (AVAudioSession+Devices.swift).
 //   * While the session is active, a monitor thread watches the sound server: a route that
 //     changes (default device switched, device added or removed) posts `routeChangeNotification`
-//     with the reason and the previous route; a server that goes away posts
-//     `interruptionNotification` (began), and its return posts it again (ended, `.shouldResume`).
+//     with the reason and the previous route; a server that goes away deactivates the session and
+//     posts `interruptionNotification` (began) and `didBecomeInactiveNotification` (a system
+//     `DeactivationContext`), and its return posts `interruptionNotification` (ended,
+//     `.shouldResume`) and `resumptionRecommendationNotification` (`.shouldResume`); the app
+//     reactivates with `setActive(true)`, as after an interruption on Apple's systems.
 //     On ALSA it watches /proc/asound/cards: a card arriving posts `newDeviceAvailable`, one
 //     leaving `oldDeviceUnavailable`. Either posts `availableInputsChangeNotification` when the
 //     capture devices change.
@@ -137,6 +140,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
         _options = options
         lock.unlock()
         if let previous { postRouteChange(.categoryChange, previous: previous) }
+        unmuteIfUnsupported(category: category, mode: mode)
     }
 
     open func setMode(_ mode: Mode) throws {
@@ -188,28 +192,60 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     /// what the device grants for the preferences) and starts watching it for route changes and
     /// interruptions; deactivating stops watching. Throws when no device can be found
     /// (`cannotStartPlaying`, with the device layer's sentence).
+    ///
+    /// A change of state posts `didBecomeActiveNotification` (no user info) or
+    /// `didBecomeInactiveNotification` (a `DeactivationContext` with source `.app`), on the
+    /// caller's thread; activating an active session or deactivating an inactive one posts nothing.
+    /// A session the sound server's disappearance deactivated (see AVAudioSession+Devices.swift)
+    /// is reactivated by `setActive(true)`, as on Apple's systems after an interruption.
     open func setActive(_ active: Bool, options: SetActiveOptions = []) throws {
         if active {
             let snapshot = try refreshSnapshot()
             lock.lock()
+            let wasActive = _active
             _active = true
             if monitor == nil { monitor = SessionDeviceMonitor(session: self, initial: snapshot) }
             lock.unlock()
+            if !wasActive { NotificationCenter.default.post(name: AVAudioSession.didBecomeActiveNotification, object: self) }
         } else {
             lock.lock()
+            let wasActive = _active
             _active = false
             let monitor = self.monitor
             self.monitor = nil
             lock.unlock()
             monitor?.stop()
+            if wasActive { postDidBecomeInactive(DeactivationContext(source: .app, interruptionContext: nil)) }
         }
     }
 
-    /// Activates the session asynchronously (watchOS); calls `handler` on a global queue.
+    /// Activates the session asynchronously (watchOS; iOS, tvOS and visionOS 27); calls `handler`
+    /// on a global queue.
     open func activate(options: AVAudioSessionActivationOptions = [], completionHandler handler: @escaping @Sendable (Bool, Error?) -> Void) {
         DispatchQueue.global().async {
             do { try self.setActive(true); handler(true, nil) } catch { handler(false, error) }
         }
+    }
+
+    /// Deactivates the session without blocking the caller (iOS 27): `setActive(false)` on a global
+    /// queue, then `handler(true, nil)`. Deactivating cannot fail here (it stops watching the
+    /// devices), so the handler never receives an error.
+    open func deactivate(options: AVAudioSessionDeactivationOptions = [], completionHandler handler: @escaping @Sendable (Bool, Error?) -> Void) {
+        DispatchQueue.global().async {
+            do { try self.setActive(false, options: SetActiveOptions(rawValue: options.rawValue)); handler(true, nil) } catch { handler(false, error) }
+        }
+    }
+
+    /// Deactivates the session (iOS 27; the async form of `deactivate(options:completionHandler:)`).
+    open func deactivate(options: AVAudioSessionDeactivationOptions = []) async throws -> Bool {
+        try setActive(false, options: SetActiveOptions(rawValue: options.rawValue))
+        return true
+    }
+
+    /// `didBecomeInactiveNotification` with `context` under `deactivationContextKey`.
+    func postDidBecomeInactive(_ context: DeactivationContext) {
+        NotificationCenter.default.post(name: AVAudioSession.didBecomeInactiveNotification, object: self,
+                                        userInfo: [AVAudioSession.deactivationContextKey: context])
     }
 
     // MARK: Permission and hints

@@ -216,6 +216,22 @@ extension AVAudioSession {
         case spokenAudio = 1
     }
 
+    /// The perceived size of the sound stage of a spatial experience (visionOS; AVAudioSessionTypes.h
+    /// under `TARGET_OS_VISION`: `AVAudioSessionSoundStageSizeAutomatic = 0`, `…Small = 1`,
+    /// `…Medium = 2`, `…Large = 3`, `NS_SWIFT_NAME(AVAudioSession.SoundStageSize)`). A plain value
+    /// type: nothing here renders spatially, so no session API takes it (see the report on
+    /// `setIntendedSpatialExperience`, which is not provided).
+    public enum SoundStageSize: Int, Sendable {
+        /// The session chooses its own size.
+        case automatic = 0
+        /// A smaller, front-focused sound stage.
+        case small = 1
+        /// A medium-immersive sound stage.
+        case medium = 2
+        /// A fully immersive sound stage.
+        case large = 3
+    }
+
     /// `AVAudioSessionSilenceSecondaryAudioHintTypeKey` values.
     public enum SilenceSecondaryAudioHintType: UInt, Sendable {
         case begin = 1
@@ -296,6 +312,34 @@ extension AVAudioSession {
     /// user-info dictionary (AVAudioSessionTypes.h, iOS 26). The string is the constant's name,
     /// as for every other session notification.
     public static let availableInputsChangeNotification = NSNotification.Name("AVAudioSessionAvailableInputsChangeNotification")
+    /// Posted when the session's output mute state changes (`setOutputMuted(_:)`, or a mode change
+    /// that unmutes); `userInfo[muteStateKey]` is an NSNumber Bool (iOS 26).
+    public static let outputMuteStateChangeNotification = NSNotification.Name("AVAudioSessionOutputMuteStateChangeNotification")
+    /// The user-info key of `outputMuteStateChangeNotification`: an NSNumber, true when muted
+    /// (samples zeroed out). Apple's constant `AVAudioSessionMuteStateKey`, imported as
+    /// `AVAudioSession.muteStateKey` (iOS 26).
+    public static let muteStateKey = "AVAudioSessionMuteStateKey"
+    /// Apple posts this when the app's output is muted and the user hints at unmuting by changing
+    /// the volume ("may be sent", says AVAudioSession.h). Nothing here reads a hardware volume
+    /// button, so it is never posted; the name exists so that observers compile and wait, as on a
+    /// device where the user never makes that gesture.
+    public static let userIntentToUnmuteOutputNotification = NSNotification.Name("AVAudioSessionUserIntentToUnmuteOutputNotification")
+    /// Posted when the session becomes active (iOS 27), without a user-info dictionary: by
+    /// `setActive(true)` on a session that was inactive (also through `activate(options:completionHandler:)`).
+    public static let didBecomeActiveNotification = NSNotification.Name("AVAudioSessionDidBecomeActiveNotification")
+    /// Posted when the session becomes inactive (iOS 27); `userInfo[deactivationContextKey]` is an
+    /// `AVAudioSession.DeactivationContext`: source `.app` after `setActive(false)` or
+    /// `deactivate(options:completionHandler:)`, `.system` with an interruption context when the
+    /// sound server goes away (AVAudioSession+Devices.swift).
+    public static let didBecomeInactiveNotification = NSNotification.Name("AVAudioSessionDidBecomeInactiveNotification")
+    /// Posted when the system recommends whether to resume after a system deactivation (iOS 27);
+    /// `userInfo[resumptionContextKey]` is an `AVAudioSession.ResumptionContext`. Here: when the
+    /// sound server that went away answers again, with `.shouldResume`.
+    public static let resumptionRecommendationNotification = NSNotification.Name("AVAudioSessionResumptionRecommendationNotification")
+    /// The user-info key of `didBecomeInactiveNotification` (`AVAudioSessionDeactivationContextKey`).
+    public static let deactivationContextKey = "AVAudioSessionDeactivationContextKey"
+    /// The user-info key of `resumptionRecommendationNotification` (`AVAudioSessionResumptionContextKey`).
+    public static let resumptionContextKey = "AVAudioSessionResumptionContextKey"
     public static let microphoneInjectionCapabilitiesChangeNotification = NSNotification.Name("AVAudioSessionMicrophoneInjectionCapabilitiesChangeNotification")
 }
 
@@ -317,4 +361,16 @@ public let AVAudioSessionMicrophoneInjectionIsAvailableKey = "AVAudioSessionMicr
 public struct AVAudioSessionActivationOptions: OptionSet, Hashable, Sendable {
     public let rawValue: UInt
     public init(rawValue: UInt) { self.rawValue = rawValue }
+}
+
+/// Options for `deactivate(options:completionHandler:)` (iOS 27; AVAudioSessionTypes.h:
+/// `AVAudioSessionDeactivationOptionNotifyOthersOnDeactivation = 1 << 0`; the zero-valued
+/// `…None` is `[]` in Swift, as for every imported option set).
+public struct AVAudioSessionDeactivationOptions: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    /// Notify an interrupted app that the interruption has ended and it may resume playback.
+    /// Nothing here is interrupted by this session (a sound server mixes every client), so there is
+    /// no one to notify; accepted, as `SetActiveOptions.notifyOthersOnDeactivation` is.
+    public static let notifyOthersOnDeactivation = AVAudioSessionDeactivationOptions(rawValue: 1 << 0)
 }

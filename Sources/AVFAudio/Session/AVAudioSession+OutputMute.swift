@@ -1,0 +1,57 @@
+// AVAudioSession's output muting (iOS 26): `setOutputMuted(_:)`, `isOutputMuted`, and
+// `outputMuteStateChangeNotification`.
+//
+// Apple mutes the session's own output — "samples zeroed out", says AVAudioSessionMuteStateKey —
+// and leaves system sounds alone. Here that is real: while muted, every playback device the app's
+// engines, players and recorders open on the session's backend (the one the session describes:
+// `AVAUDIO_BACKEND` or automatic by default, the same rule as for the preferences) writes zeros —
+// the device registry wraps those devices in `OutputMutingDevice`, which clears the rendered
+// buffers on the device thread after the engine has filled them. A device an engine names apart
+// from the session's backend is not the session's output and is left alone. The
+// sound server's own sink mute is not used: it belongs to the user and would silence every
+// other program.
+//
+// The rules are AVAudioSession.h's: muting is supported with every category and mode except
+// playAndRecord with a mode other than default; there `setOutputMuted(true)` throws (the header
+// promises an error without naming it: `incompatibleCategory`, '!cat', Apple's code for "an
+// attempt to make a property change that isn't allowed in the current category"), and "changing
+// the mode to non-default mode with playAndRecord category will cause the session to unmute" —
+// `setCategory`/`setMode` unmute and post the notification.
+import Foundation
+import Synchronization
+
+extension AVAudioSession {
+    /// Whether the session's output is muted (read on device threads: an atomic).
+    static let outputMutedFlag = Atomic<Bool>(false)
+
+    /// Whether the session's output is muted (false until `setOutputMuted(true)`).
+    public var isOutputMuted: Bool { AVAudioSession.outputMutedFlag.load(ordering: .relaxed) }
+
+    /// Mutes (`true`) or unmutes the app's audio output: while muted, what the app's engines,
+    /// players and recorders play is replaced by zeros on the device thread (see the top of this
+    /// file). Posts `outputMuteStateChangeNotification` with `muteStateKey` when the state changes.
+    /// Throws `incompatibleCategory` when muting playAndRecord with a mode other than default.
+    public func setOutputMuted(_ muted: Bool) throws {
+        lock.lock()
+        let category = _category, mode = _mode
+        lock.unlock()
+        if muted && category == .playAndRecord && mode != .default {
+            throw AVAudioSession.error(.incompatibleCategory,
+                                       "output muting needs the default mode with playAndRecord (the mode is \(mode.rawValue))")
+        }
+        changeOutputMute(muted)
+    }
+
+    /// Stores the mute state and posts the notification when it changed (no lock held).
+    func changeOutputMute(_ muted: Bool) {
+        let old = AVAudioSession.outputMutedFlag.exchange(muted, ordering: .relaxed)
+        guard old != muted else { return }
+        NotificationCenter.default.post(name: AVAudioSession.outputMuteStateChangeNotification, object: self,
+                                        userInfo: [AVAudioSession.muteStateKey: NSNumber(value: muted)])
+    }
+
+    /// After a category or mode change: playAndRecord with a mode other than default unmutes.
+    func unmuteIfUnsupported(category: Category, mode: Mode) {
+        if category == .playAndRecord && mode != .default && isOutputMuted { changeOutputMute(false) }
+    }
+}

@@ -1,0 +1,174 @@
+// The iOS 26 and 27 additions to AVAudioSession, in the serialized session suite (the session is
+// one object per process): raw values and strings against Apple's AVAudioSessionTypes.h and
+// AVAudioSession.h of the current SDK; output muting (the notification, the playAndRecord rule, and
+// a player on a private PulseAudio server's null sink recorded from the sink's monitor: zeros while
+// muted, the tone when not); the activation notifications and their contexts, including the
+// system deactivation when the private server dies and the resumption recommendation when it returns.
+import Testing
+import Foundation
+import AVFoundation
+
+extension AVAudioSessionTests {
+    @Test("iOS 26/27 raw values, notification names and user-info keys are Apple's (AVAudioSessionTypes.h)")
+    func activationAndMuteRawValues() {
+        #expect(AVAudioSessionDeactivationOptions.notifyOthersOnDeactivation.rawValue == 1)
+        #expect(AVAudioSession.SoundStageSize.automatic.rawValue == 0)
+        #expect(AVAudioSession.SoundStageSize.small.rawValue == 1)
+        #expect(AVAudioSession.SoundStageSize.medium.rawValue == 2)
+        #expect(AVAudioSession.SoundStageSize.large.rawValue == 3)
+        #expect(AVAudioSession.outputMuteStateChangeNotification.rawValue == "AVAudioSessionOutputMuteStateChangeNotification")
+        #expect(AVAudioSession.userIntentToUnmuteOutputNotification.rawValue == "AVAudioSessionUserIntentToUnmuteOutputNotification")
+        #expect(AVAudioSession.muteStateKey == "AVAudioSessionMuteStateKey")
+        #expect(AVAudioSession.didBecomeActiveNotification.rawValue == "AVAudioSessionDidBecomeActiveNotification")
+        #expect(AVAudioSession.didBecomeInactiveNotification.rawValue == "AVAudioSessionDidBecomeInactiveNotification")
+        #expect(AVAudioSession.resumptionRecommendationNotification.rawValue == "AVAudioSessionResumptionRecommendationNotification")
+        #expect(AVAudioSession.deactivationContextKey == "AVAudioSessionDeactivationContextKey")
+        #expect(AVAudioSession.resumptionContextKey == "AVAudioSessionResumptionContextKey")
+    }
+
+    @Test("setOutputMuted posts outputMuteStateChangeNotification with muteStateKey; playAndRecord mutes only in the default mode (else '!cat'), and a non-default mode unmutes")
+    func outputMuteRules() throws {
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setOutputMuted(false); try? session.setCategory(.soloAmbient, mode: .default, options: []) }
+        let log = NotificationLog(AVAudioSession.outputMuteStateChangeNotification)
+        func states() -> [Bool] { log.items.compactMap { ($0.userInfo?[AVAudioSession.muteStateKey] as? NSNumber)?.boolValue } }
+        #expect(!session.isOutputMuted)
+        try session.setCategory(.playback)
+        try session.setOutputMuted(true)
+        #expect(session.isOutputMuted)
+        try session.setOutputMuted(true)   // no change, no notification
+        try session.setOutputMuted(false)
+        #expect(!session.isOutputMuted)
+        #expect(states() == [true, false])
+        try session.setCategory(.playAndRecord, mode: .voiceChat)
+        do {
+            try session.setOutputMuted(true)
+            Issue.record("muting playAndRecord in voiceChat did not throw")
+        } catch let error as NSError {
+            #expect(error.domain == NSOSStatusErrorDomain && error.code == AVAudioSession.ErrorCode.incompatibleCategory.rawValue)
+        }
+        #expect(!session.isOutputMuted)
+        try session.setCategory(.playAndRecord, mode: .default)
+        try session.setOutputMuted(true)
+        try session.setMode(.videoChat)   // AVAudioSession.h: a non-default mode with playAndRecord unmutes
+        #expect(!session.isOutputMuted)
+        #expect(states() == [true, false, true, false])
+    }
+
+    @Test("setActive posts didBecomeActive (no user info) and didBecomeInactive (a DeactivationContext from the app) on a change of state only; deactivate(options:completionHandler:) deactivates")
+    func activationNotifications() async throws {
+        let session = AVAudioSession.sharedInstance()
+        try session._setDeviceSelector("null")
+        defer { try? session.setActive(false); try? session._setDeviceSelector(nil) }
+        let active = NotificationLog(AVAudioSession.didBecomeActiveNotification)
+        let inactive = NotificationLog(AVAudioSession.didBecomeInactiveNotification)
+        try session.setActive(true)
+        try session.setActive(true)
+        #expect(active.items.count == 1)
+        #expect(active.items.first?.userInfo == nil)
+        try session.setActive(false)
+        try session.setActive(false)
+        #expect(inactive.items.count == 1)
+        let context = inactive.items.first?.userInfo?[AVAudioSession.deactivationContextKey] as? AVAudioSession.DeactivationContext
+        #expect(context?.source == .app)
+        #expect(context?.interruptionContext == nil)
+
+        try session.setActive(true)
+        #expect(active.items.count == 2)
+        let done = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Bool, Error>) in
+            session.deactivate(options: .notifyOthersOnDeactivation) { ok, error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: ok) }
+            }
+        }
+        #expect(done)
+        #expect(inactive.items.count == 2)
+        try session.setActive(true)
+        #expect(try await session.deactivate())
+        #expect(inactive.items.count == 3)
+        #expect((inactive.items.last?.userInfo?[AVAudioSession.deactivationContextKey] as? AVAudioSession.DeactivationContext)?.source == .app)
+    }
+
+    @Test("The sound server dying deactivates the session: didBecomeInactive from the system with an interruption context (reason default), and its return recommends resuming; setActive(true) reactivates",
+          .enabled(if: DeviceComponents.pulse, "pulseaudio or libpulse.so.0 is not installed"))
+    func systemDeactivationAndResumption() throws {
+        let server = try PrivatePulseServer()
+        var restarted: PrivatePulseServer?
+        defer { restarted?.stop(); server.stop() }
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setActive(false); try? session._setDeviceSelector(nil) }
+        try session._setDeviceSelector("pulse@\(server.server)")
+        try session.setActive(true)
+        let active = NotificationLog(AVAudioSession.didBecomeActiveNotification)
+        let inactive = NotificationLog(AVAudioSession.didBecomeInactiveNotification)
+        let resumption = NotificationLog(AVAudioSession.resumptionRecommendationNotification)
+        let interruptions = NotificationLog(AVAudioSession.interruptionNotification)
+        server.crash()
+        #expect(waitUntil(5) { inactive.items.count >= 1 }, "no didBecomeInactive when the server died")
+        let context = inactive.items.first?.userInfo?[AVAudioSession.deactivationContextKey] as? AVAudioSession.DeactivationContext
+        #expect(context?.source == .system)
+        #expect(context?.interruptionContext?.reason == .default)
+        // The deprecated interruption notification still comes, with the same reason.
+        #expect((interruptions.items.first?.userInfo?[AVAudioSessionInterruptionReasonKey] as? NSNumber)?.uintValue
+                == AVAudioSession.InterruptionReason.default.rawValue)
+        restarted = try PrivatePulseServer(directory: server.directory)
+        #expect(waitUntil(5) { resumption.items.count >= 1 }, "no resumption recommendation when the server came back")
+        let resume = resumption.items.first?.userInfo?[AVAudioSession.resumptionContextKey] as? AVAudioSession.ResumptionContext
+        #expect(resume?.recommendation == .shouldResume)
+        #expect(inactive.items.count == 1)
+        // Reactivating after the interruption is a change of state again.
+        try session.setActive(true)
+        #expect(active.items.count == 1)
+        try session.setActive(false)
+        #expect(inactive.items.count == 2, "deactivating the reactivated session posts didBecomeInactive once more")
+    }
+
+    @Test("Output muting on a private PulseAudio server: a player's tone, recorded from the null sink's monitor, is zeros while the session's output is muted and the tone when not",
+          .enabled(if: DeviceComponents.pulse, "pulseaudio or libpulse.so.0 is not installed"))
+    func outputMuteSilencesThePlayer() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setOutputMuted(false); try? session.setActive(false); try? session._setDeviceSelector(nil); try? session.setCategory(.soloAmbient, mode: .default, options: []) }
+        try session._setDeviceSelector("pulse@\(server.server)")
+        try session.setCategory(.playAndRecord)
+        try session.setActive(true)
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5))
+        player.numberOfLoops = -1
+        #expect(player.play())
+        defer { player.stop() }
+        func recordedPeak(_ name: String) throws -> Float {
+            let url = dir.appendingPathComponent(name)
+            let recorder = try AVAudioRecorder(url: url, settings: [AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 32, AVLinearPCMIsFloatKey: true])
+            #expect(recorder.record(forDuration: 0.5))
+            #expect(waitUntil(10) { !recorder.isRecording })
+            let file = try AVAudioFile(forReading: url)
+            let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+            try file.read(into: buffer)
+            #expect(file.length == 24_000)
+            return (0..<Int(buffer.frameLength)).map { abs(buffer.floatChannelData![0][$0]) }.max() ?? -1
+        }
+        try session.setOutputMuted(true)
+        usleep(500_000)   // what the sink already holds drains (PulseAudio buffers well under 0.5 s here)
+        let muted = try recordedPeak("muted.wav")
+        #expect(muted == 0, "muted output recorded a peak of \(muted)")
+        try session.setOutputMuted(false)
+        usleep(500_000)
+        let unmuted = try recordedPeak("unmuted.wav")
+        #expect(unmuted > 0.3, "unmuted output recorded a peak of \(unmuted)")
+    }
+
+    @Test("AVAudioApplication.requestMicrophoneInjectionPermission(completionHandler:) answers serviceDisabled, as the async form and the property do")
+    func microphoneInjectionPermissionHandler() async {
+        let answer = await withCheckedContinuation { (continuation: CheckedContinuation<AVAudioApplication.MicrophoneInjectionPermission, Never>) in
+            AVAudioApplication.requestMicrophoneInjectionPermission { continuation.resume(returning: $0) }
+        }
+        #expect(answer == .serviceDisabled)
+        #expect(await AVAudioApplication.requestMicrophoneInjectionPermission() == .serviceDisabled)
+        #expect(AVAudioApplication.shared.microphoneInjectionPermission == .serviceDisabled)
+        #expect(AVAudioApplication.MicrophoneInjectionPermission.serviceDisabled.rawValue == 1_936_876_659)   // 'srds'
+    }
+}
