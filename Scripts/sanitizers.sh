@@ -7,7 +7,7 @@
 #   Scripts/sanitizers.sh asan [FILTER] the whole suite (or FILTER) under ASan, once per release
 #   Scripts/sanitizers.sh asan-ci       the fast subset under ASan (run by .ci/run): the suites over
 #                                       parsers, files, codecs, buffers, formats, the converter,
-#                                       parameters and bad input (215 tests, ~3 min on 2 cores)
+#                                       parameters and bad input (216 tests, ~3 min on 2 cores)
 #
 # In sanitizer builds the allocation counter (Sources/AllocationCounter) does not interpose the
 # allocator (the sanitizer's runtime does), so the allocation tests are left out of these runs.
