@@ -32,17 +32,16 @@ enum AudioDeviceRegistry {
             // (Session/AVAudioSession+OutputMute.swift); a device named apart from it is not the
             // session's output.
             let sessionOutput = SessionDevicePreferences.sharesSessionBackend(selection)
-            let wrapOutput: (AudioDevice) -> AudioDevice = { sessionOutput ? OutputMutingDevice.wrap($0) : $0 }
             // An active AVAudioSession's preferences (rate, IO buffer duration, channels, input)
             // apply to the devices of its backend (Session/AVAudioSession+Devices.swift).
             SessionDevicePreferences.apply(to: &request, selection: &selection)
             // The app's mute states (AVAudioApplication.setInputMuted, AVAudioSession.setOutputMuted)
             // zero the captured and the played samples on the device thread.
             if input, let device = try? AudioDevices.open(selection, request: request) {
-                return InputMutingDevice.wrap(wrapOutput(device))
+                return MutingDevice.wrap(device, sessionOutput: sessionOutput)
             }
             request.direction = .output
-            return wrapOutput(try AudioDevices.open(selection, request: request))
+            return MutingDevice.wrap(try AudioDevices.open(selection, request: request), sessionOutput: sessionOutput)
         } catch let error as AudioDeviceError {
             throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, "AVAudioEngine could not open its audio device: \(error.message)")
         }

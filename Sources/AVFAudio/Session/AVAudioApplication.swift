@@ -2,7 +2,7 @@
 //
 // Linux has no per-app microphone permission, so the permission is `.granted` and a request
 // answers true. Input muting is real: while muted, every capture device the app's engines open
-// delivers zeros (the device registry wraps capture devices in `InputMutingDevice`, which clears
+// delivers zeros (the device registry wraps capture devices in `MutingDevice`, which clears
 // the captured buffers on the device thread before the engine sees them — an atomic load and a
 // memset per period, nothing else), as Apple documents: "inputs of all audio clients relating
 // to this application will have their samples zeroed out". Changing the state posts

@@ -5,7 +5,7 @@
 // and leaves system sounds alone. Here that is real: while muted, every playback device the app's
 // engines, players and recorders open on the session's backend (the one the session describes:
 // `AVAUDIO_BACKEND` or automatic by default, the same rule as for the preferences) writes zeros —
-// the device registry wraps those devices in `OutputMutingDevice`, which clears the rendered
+// the device registry wraps those devices in `MutingDevice`, which clears the rendered
 // buffers on the device thread after the engine has filled them. A device an engine names apart
 // from the session's backend is not the session's output and is left alone. The
 // sound server's own sink mute is not used: it belongs to the user and would silence every
