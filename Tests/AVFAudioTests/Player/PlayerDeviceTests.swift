@@ -128,6 +128,8 @@ struct PlayerDeviceTests {
         defer { server.stop() }
         let awake = try AwakeNullSink(server)
         defer { awake.stop() }
+        SharedSessionTestLock.lock.lock()
+        defer { SharedSessionTestLock.lock.unlock() }
         let session = AVAudioSession.sharedInstance()
         try session._setDeviceSelector("pulse:nullsink@\(server.server)")
         defer { try? session._setDeviceSelector(nil) }

@@ -85,6 +85,13 @@ final class RecordingDelegate: NSObject, AVAudioPlayerDelegate, AVAudioRecorderD
 /// test suites run in one process, in parallel: a test that mutes holds this lock for as long as
 /// the input is muted, and a test that checks captured audio (AVAudioRecorder or the engine's
 /// input node on a real device) holds it while capturing.
+/// The shared AVAudioSession's device selection is one per process: a test outside the
+/// serialized AVAudioSessionTests suite that changes it holds this lock, and so does a session
+/// test that needs the selection to stay put while other suites run (output muting).
+enum SharedSessionTestLock {
+    static let lock = NSLock()
+}
+
 enum InputMuteTestLock {
     static let lock = NSLock()
     static func withLock<T>(_ body: () throws -> T) rethrows -> T {

@@ -125,6 +125,12 @@ extension AVAudioSessionTests {
     @Test("Output muting on a private PulseAudio server: a player's tone, recorded from the null sink's monitor, is zeros while the session's output is muted and the tone when not",
           .enabled(if: DeviceComponents.pulse, "pulseaudio or libpulse.so.0 is not installed"))
     func outputMuteSilencesThePlayer() throws {
+        // It records from a sink's monitor through the session's device selection: not while
+        // another suite mutes the app's input or changes that selection.
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
+        SharedSessionTestLock.lock.lock()
+        defer { SharedSessionTestLock.lock.unlock() }
         let server = try PrivatePulseServer()
         defer { server.stop() }
         let session = AVAudioSession.sharedInstance()
