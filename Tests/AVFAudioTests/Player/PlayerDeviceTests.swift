@@ -446,17 +446,35 @@ struct PlayerDeviceTests {
         let (l, _) = try monitor.finish()
         let env = envelope(l)
         let region = try #require(soundRegion(env, threshold: 0.05))
-        // The steady middle second: each tone's amplitude by a single-bin DFT (Goertzel) over 0.5 s.
-        let a = (region.first + region.last) / 2 * 480 - 12_000
+        // Each tone's amplitude by a single-bin DFT (Goertzel, Hann window) over 0.1 s blocks of the
+        // steady middle 1.2 s, and the median over the blocks. Under the full suite's load on two
+        // cores a stream can underrun for a period (PulseAudio plays silence and the tone resumes
+        // with its phase shifted); one long coherent sum turns such a glitch into a level error
+        // over the whole window, whereas the median of short blocks measures the level the
+        // player sent and leaves glitches to be counted (they are reported, not asserted: this
+        // test is about levels, not about scheduling on a loaded machine).
+        let block = 4_800
+        let middle = (region.first + region.last) / 2 * 480
+        let starts = stride(from: middle - 6 * block, to: middle + 6 * block, by: block).filter { $0 >= 0 && $0 + block <= l.count }
+        #expect(starts.count >= 8, "the steady part is too short: \(starts.count) blocks")
+        var window = [Double](repeating: 0, count: block)
+        for i in 0..<block { window[i] = 0.5 - 0.5 * cos(2 * Double.pi * Double(i) / Double(block)) }
+        let windowSum = window.reduce(0, +)
         for f in frequencies {
-            var re = 0.0, im = 0.0
-            for i in 0..<24_000 {
-                let phase = 2 * Double.pi * f * Double(i) / 48_000
-                re += Double(l[a + i]) * cos(phase)
-                im -= Double(l[a + i]) * sin(phase)
-            }
-            let amplitude = 2 * (re * re + im * im).squareRoot() / 24_000
-            #expect(abs(amplitude - 0.1) < 0.003, "the \(f) Hz player arrived at \(amplitude)")
+            let levels: [Double] = starts.map { a in
+                var re = 0.0, im = 0.0
+                for i in 0..<block {
+                    let phase = 2 * Double.pi * f * Double(i) / 48_000
+                    let x = Double(l[a + i]) * window[i]
+                    re += x * cos(phase)
+                    im -= x * sin(phase)
+                }
+                return 2 * (re * re + im * im).squareRoot() / windowSum
+            }.sorted()
+            let amplitude = levels[levels.count / 2]
+            let glitched = levels.filter { abs($0 - 0.1) >= 0.003 }.count
+            #expect(abs(amplitude - 0.1) < 0.003, "the \(f) Hz player arrived at \(amplitude) (blocks: \(levels))")
+            if glitched > 0 { print("eightPlayersAtOnce: \(f) Hz: \(glitched) of \(levels.count) blocks off level (underruns under load)") }
         }
         let seconds = Double(region.last - region.first + 1) * 0.01
         // Each player's engine maps the start time through its own stream's latency estimate; on a
