@@ -470,6 +470,7 @@ extension AVAudioSession {
         postInterruption(.ended, options: .shouldResume)
         NotificationCenter.default.post(name: AVAudioSession.resumptionRecommendationNotification, object: self,
                                         userInfo: [AVAudioSession.resumptionContextKey: ResumptionContext(recommendation: .shouldResume)])
+        postMessage(ResumptionRecommendationMessage(recommendation: .shouldResume))
     }
 
     func postInterruption(_ type: InterruptionType, options: InterruptionOptions = []) {

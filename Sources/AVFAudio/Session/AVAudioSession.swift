@@ -206,7 +206,10 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
             _active = true
             if monitor == nil { monitor = SessionDeviceMonitor(session: self, initial: snapshot) }
             lock.unlock()
-            if !wasActive { NotificationCenter.default.post(name: AVAudioSession.didBecomeActiveNotification, object: self) }
+            if !wasActive {
+                NotificationCenter.default.post(name: AVAudioSession.didBecomeActiveNotification, object: self)
+                postMessage(DidBecomeActiveMessage())
+            }
         } else {
             lock.lock()
             let wasActive = _active
@@ -246,6 +249,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     func postDidBecomeInactive(_ context: DeactivationContext) {
         NotificationCenter.default.post(name: AVAudioSession.didBecomeInactiveNotification, object: self,
                                         userInfo: [AVAudioSession.deactivationContextKey: context])
+        postMessage(DidBecomeInactiveMessage(context))
     }
 
     // MARK: Permission and hints

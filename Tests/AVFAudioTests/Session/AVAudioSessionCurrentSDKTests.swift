@@ -62,6 +62,8 @@ extension AVAudioSessionTests {
         defer { try? session.setActive(false); try? session._setDeviceSelector(nil) }
         let active = NotificationLog(AVAudioSession.didBecomeActiveNotification)
         let inactive = NotificationLog(AVAudioSession.didBecomeInactiveNotification)
+        let typed = SessionMessageLog(session)
+        defer { typed.stop() }
         try session.setActive(true)
         try session.setActive(true)
         #expect(active.items.count == 1)
@@ -86,6 +88,12 @@ extension AVAudioSessionTests {
         #expect(try await session.deactivate())
         #expect(inactive.items.count == 3)
         #expect((inactive.items.last?.userInfo?[AVAudioSession.deactivationContextKey] as? AVAudioSession.DeactivationContext)?.source == .app)
+        // The typed messages (iOS 27): each event once, on the main actor, in order.
+        let expected = ["active", "inactive app", "active", "inactive app", "active", "inactive app"]
+        #expect(waitUntil(5) { typed.items.count >= expected.count })
+        usleep(100_000)
+        #expect(typed.items == expected)
+        #expect(typed.offMainActor == 0)
     }
 
     @Test("The sound server dying deactivates the session: didBecomeInactive from the system with an interruption context (reason default), and its return recommends resuming; setActive(true) reactivates",
@@ -102,6 +110,9 @@ extension AVAudioSessionTests {
         let inactive = NotificationLog(AVAudioSession.didBecomeInactiveNotification)
         let resumption = NotificationLog(AVAudioSession.resumptionRecommendationNotification)
         let interruptions = NotificationLog(AVAudioSession.interruptionNotification)
+        DispatchQueue.main.sync {}   // the typed message of the activation above is delivered before the log starts
+        let typed = SessionMessageLog(session)
+        defer { typed.stop() }
         server.crash()
         #expect(waitUntil(5) { inactive.items.count >= 1 }, "no didBecomeInactive when the server died")
         let context = inactive.items.first?.userInfo?[AVAudioSession.deactivationContextKey] as? AVAudioSession.DeactivationContext
@@ -120,6 +131,40 @@ extension AVAudioSessionTests {
         #expect(active.items.count == 1)
         try session.setActive(false)
         #expect(inactive.items.count == 2, "deactivating the reactivated session posts didBecomeInactive once more")
+        // The typed messages: the system interruption with its context, the recommendation, then
+        // the app's own reactivation and deactivation.
+        let expected = ["inactive system default", "resume shouldResume", "active", "inactive app"]
+        #expect(waitUntil(5) { typed.items.count >= expected.count })
+        usleep(100_000)
+        #expect(typed.items == expected)
+        #expect(typed.offMainActor == 0)
+    }
+
+    @Test("Typed messages convert to and from their notifications as Apple's makeMessage/makeNotification do (the deactivation context, the resumption context)")
+    @MainActor func messageNotificationConversion() throws {
+        let activeMessage = try #require(AVAudioSession.DidBecomeActiveMessage.makeMessage(Notification(name: AVAudioSession.didBecomeActiveNotification)))
+        let active = AVAudioSession.DidBecomeActiveMessage.makeNotification(activeMessage)
+        #expect(active.name == AVAudioSession.didBecomeActiveNotification && active.userInfo == nil)
+        #expect(AVAudioSession.DidBecomeActiveMessage.makeMessage(Notification(name: AVAudioSession.didBecomeInactiveNotification)) == nil)
+
+        // A notification without its context makes no message.
+        #expect(AVAudioSession.DidBecomeInactiveMessage.makeMessage(Notification(name: AVAudioSession.didBecomeInactiveNotification)) == nil)
+        #expect(AVAudioSession.ResumptionRecommendationMessage.makeMessage(Notification(name: AVAudioSession.resumptionRecommendationNotification)) == nil)
+
+        // Round trips through the notifications the session posts (the contexts are the
+        // session's to make, so the messages come from a session's notifications).
+        let session = AVAudioSession.sharedInstance()
+        try session._setDeviceSelector("null")
+        defer { try? session.setActive(false); try? session._setDeviceSelector(nil) }
+        let inactive = NotificationLog(AVAudioSession.didBecomeInactiveNotification)
+        try session.setActive(true)
+        try session.setActive(false)
+        let posted = try #require(inactive.items.first)
+        let message = try #require(AVAudioSession.DidBecomeInactiveMessage.makeMessage(posted))
+        guard case .appDeactivated = message.deactivationResult else { Issue.record("an app deactivation read as \(message.deactivationResult)"); return }
+        let back = AVAudioSession.DidBecomeInactiveMessage.makeNotification(message)
+        #expect(back.name == AVAudioSession.didBecomeInactiveNotification)
+        #expect((back.userInfo?[AVAudioSession.deactivationContextKey] as? AVAudioSession.DeactivationContext)?.source == .app)
     }
 
     @Test("Output muting on a private PulseAudio server: a player's tone, recorded from the null sink's monitor, is zeros while the session's output is muted and the tone when not",
@@ -177,4 +222,45 @@ extension AVAudioSessionTests {
         #expect(AVAudioApplication.shared.microphoneInjectionPermission == .serviceDisabled)
         #expect(AVAudioApplication.MicrophoneInjectionPermission.serviceDisabled.rawValue == 1_936_876_659)   // 'srds'
     }
+}
+
+/// Observes a session's three typed messages (iOS 27) and records them as short strings, with a
+/// count of deliveries that did not run on the main queue (the main actor's executor; under an
+/// async `main` on Linux, libdispatch drains the main queue from a worker thread once the main
+/// thread has handed it over, so `Thread.isMainThread` is not the test of main-actor delivery).
+final class SessionMessageLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _items: [String] = []
+    private var _offMain = 0
+    private var tokens: [NotificationCenter.ObservationToken] = []
+
+    static let mainQueueKey: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    init(_ session: AVAudioSession) {
+        _ = SessionMessageLog.mainQueueKey
+        tokens.append(NotificationCenter.default.addObserver(of: session, for: .didBecomeActive) { [self] _ in record("active") })
+        tokens.append(NotificationCenter.default.addObserver(of: session, for: .didBecomeInactive) { [self] message in
+            switch message.deactivationResult {
+            case .appDeactivated: record("inactive app")
+            case .systemInterruption(let context): record("inactive system \(context.reason)")
+            }
+        })
+        tokens.append(NotificationCenter.default.addObserver(of: session, for: .resumptionRecommendation) { [self] message in
+            record("resume \(message.recommendation == .shouldResume ? "shouldResume" : "shouldNotResume")")
+        })
+    }
+
+    private func record(_ item: String) {
+        lock.lock(); defer { lock.unlock() }
+        _items.append(item)
+        if DispatchQueue.getSpecific(key: SessionMessageLog.mainQueueKey) != true { _offMain += 1 }
+    }
+
+    var items: [String] { lock.lock(); defer { lock.unlock() }; return _items }
+    var offMainActor: Int { lock.lock(); defer { lock.unlock() }; return _offMain }
+    func stop() { for token in tokens { NotificationCenter.default.removeObserver(token) } }
 }
