@@ -90,7 +90,8 @@ public final class PulseAudioDevice: AudioDevice {
         session.close()
     }
 
-    /// A stream failed or was killed (server gone, sink unloaded): tell the engine, off the mainloop thread.
+    /// A stream failed, was killed (server gone, sink unloaded) or was moved to another device
+    /// (the default switched): tell the engine, off the mainloop thread.
     fileprivate func streamDidFail() {
         guard let handler = configurationChangeHandler else { return }
         _ = try? DeviceThread(name: "avaudio pulse chg") { handler() }
@@ -370,6 +371,20 @@ private final class PulseSession: @unchecked Sendable {
         pulse.streamSetOverflowCallback(stream, { _, userdata in
             Unmanaged<PulseSession>.fromOpaque(userdata!).takeUnretainedValue().status.xruns.add(1, ordering: .relaxed)
         }, me)
+        // The server moved the stream to another sink or source: the default device was switched
+        // (a stream opened on the default follows it), the user moved it (pavucontrol), or its
+        // device went away and module-rescue-streams saved it. The device the engine opened is
+        // no longer where its audio goes, so, as Core Audio does when the default output device
+        // changes under an AVAudioEngine, the engine stops and posts a configuration change;
+        // `start()` then reopens on what is now the device (the stream is marked failed so that
+        // it is not reused). The render callbacks write silence meanwhile.
+        pulse.streamSetMovedCallback(stream, { _, userdata in
+            let session = Unmanaged<PulseSession>.fromOpaque(userdata!).takeUnretainedValue()
+            guard session.running.load(ordering: .relaxed) else { return }
+            session.running.store(false, ordering: .relaxed)
+            session.status.failed.store(true, ordering: .relaxed)
+            session.device.streamDidFail()
+        }, me)
     }
 
     private func waitReady(_ stream: OpaquePointer, what: String) throws {
@@ -402,6 +417,7 @@ private final class PulseSession: @unchecked Sendable {
             pulse.streamSetReadCallback(stream, nil, nil)
             pulse.streamSetUnderflowCallback(stream, nil, nil)
             pulse.streamSetOverflowCallback(stream, nil, nil)
+            pulse.streamSetMovedCallback(stream, nil, nil)
             _ = pulse.streamDisconnect(stream)
             pulse.streamUnref(stream)
         }

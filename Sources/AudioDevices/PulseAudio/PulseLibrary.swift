@@ -108,6 +108,7 @@ enum Pulse {
         let streamSetReadCallback: SetRequest
         let streamSetUnderflowCallback: SetNotify
         let streamSetOverflowCallback: SetNotify
+        let streamSetMovedCallback: SetNotify
         let streamConnectPlayback: ConnectPlayback
         let streamConnectRecord: ConnectRecord
         let streamGetState: GetState
@@ -151,6 +152,7 @@ enum Pulse {
             streamSetReadCallback = try lib.function("pa_stream_set_read_callback")
             streamSetUnderflowCallback = try lib.function("pa_stream_set_underflow_callback")
             streamSetOverflowCallback = try lib.function("pa_stream_set_overflow_callback")
+            streamSetMovedCallback = try lib.function("pa_stream_set_moved_callback")
             streamConnectPlayback = try lib.function("pa_stream_connect_playback")
             streamConnectRecord = try lib.function("pa_stream_connect_record")
             streamGetState = try lib.function("pa_stream_get_state")

@@ -185,6 +185,56 @@ struct PulseAudioDeviceTests {
     }
 }
 
+extension PulseAudioDeviceTests {
+    @Test("The default sink is switched while an engine plays on the default: the engine stops and posts a configuration change (as Core Audio does when the default output changes), keeps its graph, and start() plays on the new default",
+          .enabled(if: DeviceComponents.pulse && DeviceComponents.executable("pactl") != nil && DeviceComponents.executable("parec") != nil,
+                   "pulseaudio, pactl/parec or libpulse.so.0 is not installed"))
+    func defaultSinkSwitched() throws {
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        func pactl(_ arguments: [String]) throws {
+            let process = try ChildProcess(DeviceComponents.executable("pactl")!, arguments, environment: server.clientEnvironment)
+            #expect(waitUntil(10) { !process.isRunning }, "pactl \(arguments) did not finish")
+        }
+        try pactl(["load-module", "module-null-sink", "sink_name=second", "rate=48000", "channels=2", "format=float32le"])
+        try pactl(["set-default-sink", "nullsink"])
+        let engine = AVAudioEngine()
+        try engine._setAudioDevice("pulse@\(server.server)", periodFrames: 1024)   // the server's default sink
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let source = CounterSignal.sourceNode(format: format)
+        engine.attach(source)
+        engine.connect(source, to: engine.mainMixerNode, format: format)
+        let changes = Counter()
+        let observer = NotificationCenter.default.addObserver(forName: .AVAudioEngineConfigurationChange, object: engine, queue: nil) { _ in
+            changes.add(1)
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        try engine.start()
+        usleep(300_000)
+        #expect(changes.value == 0, "a configuration change before anything changed")
+        try pactl(["set-default-sink", "second"])
+        #expect(waitUntil(5) { changes.value >= 1 }, "no .AVAudioEngineConfigurationChange within 5 s of the default sink switching")
+        #expect(waitUntil(2) { !engine.isRunning }, "the engine still runs after the default output changed")
+        // The graph is kept: the same source feeds the mixer, and start() opens the new default.
+        #expect(engine.attachedNodes.contains(source))
+        #expect(engine.inputConnectionPoint(for: engine.mainMixerNode, inputBus: 0)?.node === source)
+        let recording = server.directory.appendingPathComponent("second.raw")
+        let parec = try ChildProcess(DeviceComponents.executable("parec")!,
+                                     ["-d", "second.monitor", "--format=float32le", "--rate=48000", "--channels=2", "--raw", "--latency-msec=20"],
+                                     environment: server.clientEnvironment, stdout: recording.path)
+        usleep(300_000)
+        try engine.start()
+        #expect(waitUntil(5) { ((try? Data(contentsOf: recording))?.count ?? 0) > 48_000 * 8 / 2 })
+        usleep(200_000)
+        engine.stop()
+        parec.stop()
+        let data = try Data(contentsOf: recording)
+        let nonzero = data.withUnsafeBytes { raw in raw.bindMemory(to: Float.self).filter { $0 != 0 }.count }
+        #expect(nonzero > 10_000, "the restarted engine's signal did not reach the new default sink (\(nonzero) nonzero samples)")
+        #expect(changes.value == 1, "one switch, one configuration change (\(changes.value))")
+    }
+}
+
 /// Hands an engine to a watchdog thread.
 struct UncheckedEngine: @unchecked Sendable {
     let engine: AVAudioEngine
