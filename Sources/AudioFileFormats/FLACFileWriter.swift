@@ -52,7 +52,9 @@ public final class FLACFileWriter {
     /// Creates (or replaces) `path` as a FLAC stream of `description`'s rate, channels and depth
     /// (`validBitsPerSample`, 4–32; samples in signed 8/16/24/32-bit containers). Throws 'fmt?'
     /// when FLAC cannot hold the format, and the PCM writers' errors when the file cannot be created.
-    public init(path: String, description: AudioDataDescription) throws {
+    /// `compressionLevel` (0…8, libFLAC's scale; 5 by default as in libFLAC and `flac`) sets
+    /// the block size and the largest LPC order (`FLACEncoder.parameters(forLevel:)`).
+    public init(path: String, description: AudioDataDescription, compressionLevel: Int = 5) throws {
         func refuse(_ text: String) -> AudioFileFormatError {
             AudioFileFormatError(code: Code.unsupportedDataFormat, message: "cannot write \(quoted(path)): \(text)")
         }
@@ -69,8 +71,10 @@ public final class FLACFileWriter {
         }
         let encoder: FLACEncoder
         do {
+            let level = FLACEncoder.parameters(forLevel: compressionLevel)
             encoder = try FLACEncoder(sampleRate: Int(description.sampleRate), channelCount: description.channelCount,
-                                      bitsPerSample: description.validBitsPerSample)
+                                      bitsPerSample: description.validBitsPerSample, blockSize: level.blockSize,
+                                      maximumLPCOrder: level.maximumLPCOrder)
         } catch let error as CodecError {
             throw refuse(error.message)
         }

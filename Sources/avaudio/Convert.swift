@@ -31,8 +31,9 @@ struct Convert: ParsableCommand {
         abstract: "Convert an audio file to another container, sample format, sample rate or channel count.",
         discussion: """
             The output container comes from --format, else from OUT's extension (.wav, .aif/.aiff, \
-            .aifc, .caf, .au/.snd). The sample format defaults to the input's (bit depth, integer \
-            or float, µ-law/A-law); flags override it. Sample rate and channel count are kept \
+            .aifc, .caf, .au/.snd, .flac). The sample format defaults to the input's (bit depth, integer \
+            or float, µ-law/A-law; FLAC keeps integer depths and stores float input as 24-bit, \
+            --level 0–8 choosing its compression); flags override it. Sample rate and channel count are kept \
             unless --rate or --channels change them, through AVAudioConverter.
 
             Channel count changes remap channels by their layout labels (stereo → mono keeps the \
@@ -67,11 +68,14 @@ struct Convert: ParsableCommand {
     @Argument(help: "The file to write (replaced if it exists).")
     var output: String
 
-    @Option(help: "Output container: wav, aiff, aifc, caf or au (default: from OUT's extension).")
+    @Option(help: "Output container: wav, aiff, aifc, caf, au or flac (default: from OUT's extension).")
     var format: Container?
 
     @Option(help: "Bits per sample: 8, 16, 24 or 32 for integers; 32 or 64 with --float.")
     var bits: Int?
+
+    @Option(help: "FLAC compression level, 0 (fastest) to 8 (smallest); default 5.")
+    var level: Int?
 
     @Flag(help: "Write floating-point samples (32-bit unless --bits 64).")
     var float = false
@@ -134,6 +138,15 @@ struct Convert: ParsableCommand {
         if dither && float { throw ValidationError("--dither applies when writing integers, not with --float") }
         if dither && (ulaw || alaw) { throw ValidationError("--dither applies when writing linear integers, not G.711") }
         if dither && effects.any { throw ValidationError("--dither cannot be combined with effects") }
+        let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
+        if container == .flac {
+            if float || ulaw || alaw { throw ValidationError("FLAC stores integer samples: drop --\(float ? "float" : ulaw ? "ulaw" : "alaw")") }
+            if bigEndian || littleEndian { throw ValidationError("FLAC has no byte order to choose: drop --\(bigEndian ? "big" : "little")-endian") }
+            if dither { throw ValidationError("--dither is not available for FLAC output yet") }
+            if let level, !(0...8).contains(level) { throw ValidationError("--level must be between 0 and 8, not \(level)") }
+        } else if level != nil {
+            throw ValidationError("--level applies to FLAC output (a .flac file or --format flac)")
+        }
     }
 
     /// What the conversion does, decided once the input has been opened.
@@ -428,6 +441,14 @@ struct Convert: ParsableCommand {
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
         if let format { settings[AVAudioFileTypeKey] = format.fileTypeID }
 
+        if container == .flac {
+            // FLAC stores integers: the input's depth when it holds integers, else 24 bits for
+            // floating point (what a float source keeps of its 24-bit mantissa) and 16 for G.711.
+            settings[AVFormatIDKey] = kAudioFormatFLAC
+            settings[AVEncoderBitDepthHintKey] = bits ?? (facts.isLinearPCM && !facts.isFloat ? facts.bitsPerChannel : facts.isFloat ? 24 : 16)
+            settings[_FLACCompressionLevelKey] = level ?? 5
+            return settings
+        }
         let keepsG711 = !float && bits == nil && (facts.isULaw || facts.isALaw)
         if ulaw || (keepsG711 && facts.isULaw && !alaw) {
             settings[AVFormatIDKey] = kAudioFormatULaw
@@ -470,6 +491,7 @@ struct Convert: ParsableCommand {
     }
 
     private func outputPrecision(_ settings: [String: Any]) -> Int {
+        if settings[AVFormatIDKey] as? AudioFormatID == kAudioFormatFLAC { return settings[AVEncoderBitDepthHintKey] as? Int ?? 16 }
         guard let id = settings[AVFormatIDKey] as? AudioFormatID, id == kAudioFormatLinearPCM,
               let depth = settings[AVLinearPCMBitDepthKey] as? Int else { return 14 }
         if settings[AVLinearPCMIsFloatKey] as? Bool == true { return depth == 64 ? 53 : 24 }
@@ -481,6 +503,7 @@ struct Convert: ParsableCommand {
         switch settings[AVFormatIDKey] as? AudioFormatID {
         case kAudioFormatULaw?: return "µ-law"
         case kAudioFormatALaw?: return "A-law"
+        case kAudioFormatFLAC?: return "\(settings[AVEncoderBitDepthHintKey] as? Int ?? 16)-bit FLAC"
         default:
             let depth = settings[AVLinearPCMBitDepthKey] as? Int ?? 0
             return "\(depth)-bit " + (settings[AVLinearPCMIsFloatKey] as? Bool == true ? "float" : "integer")

@@ -270,6 +270,7 @@ struct DemoCase {
         case .aifc: return "AIFF-C"
         case .caf: return "CAF"
         case .au: return "NeXT/Sun AU"
+        case .flac: return "FLAC"
         }
     }
 

@@ -50,7 +50,7 @@ struct ToolError: Error, CustomStringConvertible {
 
 /// The containers the tool writes, with their Core Audio file type IDs.
 enum Container: String, CaseIterable, ExpressibleByArgument {
-    case wav, aiff, aifc, caf, au
+    case wav, aiff, aifc, caf, au, flac
 
     /// The `AudioFileTypeID` to pass as `AVAudioFileTypeKey`.
     var fileTypeID: AudioFileTypeID {
@@ -60,6 +60,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case .aifc: return kAudioFileAIFCType
         case .caf: return kAudioFileCAFType
         case .au: return kAudioFileNextType
+        case .flac: return kAudioFileFLACType
         }
     }
 
@@ -71,6 +72,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case .aifc: return "AIFF-C"
         case .caf: return "CAF"
         case .au: return "AU"
+        case .flac: return "FLAC"
         }
     }
 
@@ -86,7 +88,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
     var prefersBigEndian: Bool {
         switch self {
         case .aiff, .aifc, .au: return true
-        case .wav, .caf: return false
+        case .wav, .caf, .flac: return false
         }
     }
 
@@ -98,6 +100,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case "aifc": self = .aifc
         case "caf": self = .caf
         case "au", "snd": self = .au
+        case "flac": self = .flac
         default: return nil
         }
     }

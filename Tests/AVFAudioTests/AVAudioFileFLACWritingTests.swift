@@ -368,4 +368,69 @@ import AVFoundation
         #expect(Double(ourSize) <= Double(theirSize) * 1.03)
         try Self.checkEverywhere(ours, samples, bits: 16, dir: dir, "music")
     }
+
+    /// Compression levels 0–8 (`_FLACCompressionLevelKey`, and AVEncoderAudioQualityKey mapped onto
+    /// them): each file decodes bit-exactly, level 0 writes 1,152-frame packets as libFLAC's does,
+    /// a higher level never writes a larger file on this material, and each level's size is
+    /// printed next to ffmpeg's at the same `-compression_level` (whose levels follow libFLAC's
+    /// block sizes and LPC orders).
+    @Test func compressionLevels() throws {
+        let dir = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let samples = Self.signal(.music, frames: 44100 * 4, channels: 2, bits: 16, seed: 3)
+        func write(_ extra: [String: Any], _ name: String) throws -> (size: Int, packet: UInt32) {
+            let url = dir.appendingPathComponent(name)
+            var settings = Self.settings(rate: 44100, channels: 2, bits: 16)
+            settings.merge(extra) { $1 }
+            let file = try AVAudioFile(forWriting: url, settings: settings, commonFormat: .pcmFormatFloat32, interleaved: false)
+            let packet = file.fileFormat.streamDescription.pointee.mFramesPerPacket
+            let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(samples.count / 2))!
+            buffer.frameLength = buffer.frameCapacity
+            for i in 0..<(samples.count / 2) {
+                for c in 0..<2 { buffer.floatChannelData![c][i] = Float(samples[i * 2 + c]) / 32768 }
+            }
+            try file.write(from: buffer)
+            file.close()
+            try Self.checkEverywhere(url, samples, bits: 16, dir: dir, name)
+            return (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as! Int, packet)
+        }
+        var sizes: [Int: Int] = [:]
+        for level in [0, 3, 5, 8] {
+            let result = try write([_FLACCompressionLevelKey: level], "level\(level).flac")
+            sizes[level] = result.size
+            #expect(result.packet == (level <= 2 ? 1152 : 4096), "level \(level) writes \(result.packet)-frame packets")
+        }
+        #expect(sizes[8]! <= sizes[5]! && sizes[5]! <= sizes[0]!, "sizes by level: \(sizes.sorted { $0.key < $1.key })")
+        // AVEncoderAudioQualityKey: .min is level 0, .max level 8.
+        #expect(try write([AVEncoderAudioQualityKey: AVAudioQuality.min.rawValue], "min.flac") == (sizes[0]!, 1152))
+        #expect(try write([AVEncoderAudioQualityKey: AVAudioQuality.max.rawValue], "max.flac") == (sizes[8]!, 4096))
+        // A level outside 0…8 is refused before any file is created.
+        let bad = dir.appendingPathComponent("bad.flac")
+        do {
+            var settings = Self.settings(rate: 44100, channels: 2, bits: 16)
+            settings[_FLACCompressionLevelKey] = 9
+            _ = try AVAudioFile(forWriting: bad, settings: settings)
+            Issue.record("level 9 was accepted")
+        } catch let error as NSError {
+            #expect(error.code == Int(kAudioFileUnsupportedDataFormatError) && error.localizedDescription.contains("0 to 8"))
+        }
+        #expect(!FileManager.default.fileExists(atPath: bad.path))
+        guard Self.hasFFmpeg else { print("SKIP FLAC level sizes against ffmpeg: ffmpeg is not installed"); return }
+        let wav = dir.appendingPathComponent("in.wav")
+        let pcm = try AVAudioFile(forWriting: wav, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 44100,
+                                                              AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 16],
+                                  commonFormat: .pcmFormatInt16, interleaved: true)
+        let buffer = AVAudioPCMBuffer(pcmFormat: pcm.processingFormat, frameCapacity: AVAudioFrameCount(samples.count / 2))!
+        buffer.frameLength = buffer.frameCapacity
+        for i in samples.indices { buffer.int16ChannelData![0][i] = Int16(samples[i]) }
+        try pcm.write(from: buffer)
+        pcm.close()
+        for level in [0, 3, 5, 8] {
+            let theirs = dir.appendingPathComponent("ffmpeg\(level).flac")
+            #expect(Self.run(["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "flac", "-compression_level", "\(level)", theirs.path])?.status == 0)
+            let theirSize = try FileManager.default.attributesOfItem(atPath: theirs.path)[.size] as! Int
+            print("FLAC level \(level): ours \(sizes[level]!) bytes, ffmpeg \(theirSize) bytes, ratio \(String(format: "%.4f", Double(sizes[level]!) / Double(theirSize)))")
+            #expect(Double(sizes[level]!) <= Double(theirSize) * 1.03, "level \(level): ours \(sizes[level]!) bytes, ffmpeg's \(theirSize)")
+        }
+    }
 }

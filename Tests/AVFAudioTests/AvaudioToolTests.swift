@@ -197,6 +197,31 @@ final class AvaudioToolTests {
         #expect(a == b)
     }
 
+    @Test func convertToFLACAtALevelAndBackIsLossless() throws {
+        var seed: UInt32 = 777
+        let original = try writeWAV("source.wav", sampleRate: 44_100, channels: 2, frames: 30_000) { i, c in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let tone = 0.4 * sin(2 * Float.pi * 440 * Float(i) / 44_100 + Float(c))
+            return (tone * 32_767).rounded() / 32_768 + Float(Int16(truncatingIfNeeded: seed >> 16) >> 8) / 32_768
+        }
+        let flac = directory.appendingPathComponent("small.flac")
+        let back = directory.appendingPathComponent("back.wav")
+        let first = try AvaudioTool.run(["convert", original.path, flac.path, "--level", "8"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let flacFile = try AVAudioFile(forReading: flac)
+        #expect(flacFile.fileFormat.streamDescription.pointee.mFormatID == kAudioFormatFLAC)
+        #expect(flacFile.length == 30_000)
+        flacFile.close()
+        let second = try AvaudioTool.run(["convert", flac.path, back.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try readSamples(original) == readSamples(back))
+        // Options FLAC cannot take are refused with a sentence.
+        let float = try AvaudioTool.run(["convert", original.path, flac.path, "--float"])
+        #expect(float.status != 0 && float.stderr.contains("FLAC stores integer samples"))
+        let level = try AvaudioTool.run(["convert", original.path, back.path, "--level", "3"])
+        #expect(level.status != 0 && level.stderr.contains("--level applies to FLAC output"))
+    }
+
     @Test func convertHonoursFormatOption() throws {
         let source = try writeWAV("plain.wav", sampleRate: 22_050, channels: 1, frames: 1_000) { _, i in Float(i % 100) / 200 }
         let out = directory.appendingPathComponent("out.bin")

@@ -6,8 +6,15 @@
 // (1…8), AVChannelLayoutKey, and the source depth from AVEncoderBitDepthHintKey — the key Apple
 // documents for lossless encoders' source depth, range 8…32 — or else AVLinearPCMBitDepthKey, or
 // else 16 bits (Apple does not document its default; 16 is what its lossless encoders assume
-// for "16-bit source data", the first of their depth flags). AVEncoderAudioQualityKey and the
-// bit-rate keys are accepted and ignored: FLAC is lossless and this encoder has one setting.
+// for "16-bit source data", the first of their depth flags). The bit-rate keys are accepted and
+// ignored (FLAC is lossless).
+//
+// Compression level. Apple documents no settings key for a FLAC compression level. Here
+// AVEncoderAudioQualityKey chooses it — encoder quality is the effort an encoder spends, which for
+// a lossless codec is compression — on libFLAC's 0…8 scale: .min → 0, .low → 2, .medium → 5 (also
+// the level when the key is absent, libFLAC's default), .high → 6, .max → 8, values between
+// rounded down to the nearest of those; `_FLACCompressionLevelKey` (not Apple's; `avaudio
+// convert --level` uses it) gives a level exactly and takes precedence.
 //
 // The file format reported is the one AVAudioFile reports when it reads the file back:
 // kAudioFormatFLAC, the source depth in the Apple Lossless flags, 4,096 frames per packet.
@@ -15,7 +22,29 @@ import AudioFileFormats
 import AudioCodecs
 import AudioKernels
 
+/// The FLAC compression level (0…8, libFLAC's scale) for `AVAudioFile(forWriting:settings:)`:
+/// not one of Apple's keys (Apple documents none for FLAC); takes precedence over
+/// AVEncoderAudioQualityKey (see AVAudioFile+FLACWriting.swift).
+public let _FLACCompressionLevelKey = "OpenAVFAudioFLACCompressionLevelKey"
+
 extension AVAudioFile {
+    /// The FLAC compression level `settings` ask for (see the note at the top); nil when
+    /// `_FLACCompressionLevelKey` holds something other than 0…8.
+    static func flacCompressionLevel(_ settings: [String: Any]) -> Int? {
+        if let value = settings[_FLACCompressionLevelKey] {
+            guard let level = AVAudioFormat.integer(value), let level, (0...8).contains(level) else { return nil }
+            return Int(level)
+        }
+        guard let value = settings[AVEncoderAudioQualityKey], let quality = AVAudioFormat.integer(value), let quality else { return 5 }
+        switch quality {
+        case ..<Int64(AVAudioQuality.low.rawValue): return 0
+        case ..<Int64(AVAudioQuality.medium.rawValue): return 2
+        case ..<Int64(AVAudioQuality.high.rawValue): return 5
+        case ..<Int64(AVAudioQuality.max.rawValue): return 6
+        default: return 8
+        }
+    }
+
     struct FLACWriting {
         var writer: FLACFileWriter
         var description: AudioDataDescription
@@ -77,9 +106,12 @@ extension AVAudioFile {
         } else {
             layout = channelLayout(for: description)?.value
         }
+        guard let level = flacCompressionLevel(settings) else {
+            throw refuse("FLAC compression levels are 0 to 8, not \(settings[_FLACCompressionLevelKey].map { "\($0)" } ?? "?")")
+        }
         let writer: FLACFileWriter
         do {
-            writer = try FLACFileWriter(path: path, description: description)
+            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level)
         } catch let error as AudioFileFormatError {
             throw nsError(error, path: path)
         }

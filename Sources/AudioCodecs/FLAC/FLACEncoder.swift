@@ -5,14 +5,15 @@
 // AudioFileFormats). Every choice below is made by estimated size; the bits actually written are
 // always a valid encoding of the samples, whatever the estimate.
 //
-// * Block size: 4096 samples per frame, fixed-blocksize stream (libFLAC's default at its usual
+// * Block size: 4096 samples per frame (1152 at levels 0–2, as libFLAC), fixed-blocksize stream (libFLAC's default at its usual
 //   levels and ffmpeg's at 44.1/48 kHz; long enough for the predictor's cost to vanish, short
 //   enough for the signal to be stationary). The last frame may be shorter (§9.1: only the last
 //   frame of a fixed-blocksize stream may be). The frame header codes the block size and, when a
 //   code exists, the sample rate and depth, so each frame is decodable on its own.
 // * Per channel (§9.2), the cheapest of: CONSTANT (every sample equal), VERBATIM, FIXED orders 0–4
 //   (the best order by the sum of absolute residuals, as libFLAC does, then priced exactly), and
-//   LPC (FLACLinearPredictor: Tukey(0.5)-windowed autocorrelation, Levinson–Durbin to order 8,
+//   LPC (FLACLinearPredictor: Tukey(0.5)-windowed autocorrelation, Levinson–Durbin to order 8 —
+//   or the level's order, `parameters(forLevel:)`, with order 8 also priced above it —
 //   coefficients quantised to 12 bits for depths up to 16 and 14 bits above). Trailing zero bits
 //   common to a whole block are taken out as "wasted bits" first.
 // * Residuals must stay within a 32-bit signed integer other than −2^31 (§9.2.7 allows decoders
@@ -38,6 +39,22 @@ public final class FLACEncoder {
     private var predictor: FLACLinearPredictor
     private var residualCoder = FLACResidualCoder()
     private let precision: Int
+
+    /// The block size and largest LPC order of compression level `level` (0…8, clamped), as
+    /// libFLAC's levels set them (its `flac --help` and `FLAC__stream_encoder_set_compression_level`
+    /// table): 0–2 → 1,152-sample blocks and fixed predictors only; 3 → 4,096 and LPC to order 6;
+    /// 4–6 → 4,096 and order 8; 7–8 → 4,096 and order 12. libFLAC's levels also differ in stereo
+    /// decorrelation and in the Rice partition search; this encoder always prices the four
+    /// stereo modes and every partition order, so a level here compresses at least as much as
+    /// those two settings would (and costs the same time at every level).
+    public static func parameters(forLevel level: Int) -> (blockSize: Int, maximumLPCOrder: Int) {
+        switch max(0, min(8, level)) {
+        case 0, 1, 2: return (1152, 0)
+        case 3: return (4096, 6)
+        case 4, 5, 6: return (4096, 8)
+        default: return (4096, 12)
+        }
+    }
 
     /// Checks the parameters against what a FLAC stream can describe (RFC 9639 §8.2): 1–8
     /// channels, 4–32 bits, a sample rate of 1 Hz to 2^20 − 1 Hz, a block size of 16–65,535.
@@ -279,10 +296,17 @@ public final class FLACEncoder {
             }
         }
         // LPC
-        if maximumLPCOrder > 0 && n > maximumLPCOrder,
-           let p = predictor.analyse(x, count: n, bits: b, precision: precision),
-           Self.lpcResidual(x, n, p, into: a.work) {
-            consider(a, .lpc(p), order: p.order, bits: header + p.order * b + 4 + 5 + p.order * p.precision, n)
+        // Above order 8 (levels 7–8) the order chosen by the error estimate can code larger than
+        // the order-8 search (the estimate ignores coefficient quantisation, which matters most on
+        // tonal material), so the order-8 predictor is priced too and the cheaper kept: a higher
+        // level never codes a subframe larger than a lower one.
+        if maximumLPCOrder > 0 && n > maximumLPCOrder {
+            for limit in maximumLPCOrder > 8 ? [maximumLPCOrder, 8] : [maximumLPCOrder] {
+                if let p = predictor.analyse(x, count: n, bits: b, precision: precision, orderLimit: limit),
+                   Self.lpcResidual(x, n, p, into: a.work) {
+                    consider(a, .lpc(p), order: p.order, bits: header + p.order * b + 4 + 5 + p.order * p.precision, n)
+                }
+            }
         }
     }
 

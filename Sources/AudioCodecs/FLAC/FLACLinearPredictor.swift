@@ -66,8 +66,9 @@ final class FLACLinearPredictor {
 
     /// Finds the predictor for `s[0..<n]` whose estimated coded size is smallest, or nil when the
     /// block is too short, silent or predicts no better than nothing.
-    func analyse(_ s: UnsafePointer<Int64>, count n: Int, bits: Int, precision: Int) -> FLACQuantizedPredictor? {
-        let top = min(maxOrder, n - 1)
+    /// `orderLimit` caps the orders considered below `maxOrder`.
+    func analyse(_ s: UnsafePointer<Int64>, count n: Int, bits: Int, precision: Int, orderLimit: Int = .max) -> FLACQuantizedPredictor? {
+        let top = min(maxOrder, orderLimit, n - 1)
         guard top >= 1 else { return nil }
         prepareWindow(n)
         var autoc = [Double](repeating: 0, count: top + 1)
