@@ -72,7 +72,7 @@ let package = Package(
         // `import AVFoundation` = AVFAudio + Foundation, as on Apple platforms.
         .target(name: "AVFoundation", dependencies: ["AVFAudio"], swiftSettings: swift5),
         .executableTarget(name: "avaudio", dependencies: [
-            "AVFoundation", "AudioDevices", "MIDIFiles", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "AVFoundation", "AudioDevices", "MIDIFiles", "AudioCodecs", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swift5),
         // One runnable example per node and unit, written as client code (`import AVFoundation`).
         .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation", "AudioAnalysis"], path: "Examples", swiftSettings: swift5),

@@ -94,6 +94,8 @@ struct FileReport: Encodable {
     var rms: [Double]
     var peakDBFS: [Double?]
     var rmsDBFS: [Double?]
+    /// For a compressed file: codec, bit rate, compression (InfoCodec.swift); nil for PCM.
+    var codec: CodecReport?
 
     init(path: String) throws {
         let url = fileURL(path)
@@ -123,6 +125,7 @@ struct FileReport: Encodable {
         frames = audioFile.length
         duration = facts.sampleRate > 0 ? Double(frames) / facts.sampleRate : 0
         fileSize = sizeOfFile(url)
+        codec = CodecReport(facts: facts, frames: frames, fileSize: fileSize, url: url)
         let levels = try measureLevels(of: audioFile)
         peak = levels.peak
         rms = levels.rms
@@ -133,7 +136,7 @@ struct FileReport: Encodable {
     enum CodingKeys: String, CodingKey {
         case file, container, fileTypeID, aifcCompression, formatID, sampleRate, channels, bitsPerChannel, bytesPerFrame
         case isFloat, isSignedInteger, isBigEndian, isInterleaved, encoding, dataFormat, channelLayout
-        case frames, duration, fileSize, peak, rms, peakDBFS, rmsDBFS
+        case frames, duration, fileSize, peak, rms, peakDBFS, rmsDBFS, codec
     }
 
     /// Encodes every key, writing `null` for absent values (synthesised Encodable would omit them).
@@ -162,6 +165,7 @@ struct FileReport: Encodable {
         try c.encode(rms, forKey: .rms)
         try c.encode(peakDBFS, forKey: .peakDBFS)
         try c.encode(rmsDBFS, forKey: .rmsDBFS)
+        try c.encode(codec, forKey: .codec)
     }
 
     /// The report as one line of JSON.
@@ -187,6 +191,7 @@ struct FileReport: Encodable {
         lines.append(("Length", "\(frames) frames"))
         lines.append(("Duration", fixed(duration, 6) + " s"))
         if let fileSize { lines.append(("File size", "\(fileSize) bytes")) }
+        if let codec { lines += codec.lines }
         for c in 0..<channels {
             lines.append(("Channel \(c + 1)", "peak \(dBText(peakDBFS[c])) dBFS, RMS \(dBText(rmsDBFS[c])) dBFS"))
         }

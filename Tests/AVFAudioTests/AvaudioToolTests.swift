@@ -173,6 +173,35 @@ final class AvaudioToolTests {
         #expect(run.stdout.contains("480 frames"))
     }
 
+    @Test func infoReportsTheCodecOfAFLACFile() throws {
+        guard AVAudioFileFLACWritingTests.hasFFmpeg else { print("SKIP avaudio info on ffmpeg's FLAC: ffmpeg is not installed"); return }
+        let wav = try writeWAV("tone.wav", sampleRate: 44_100, channels: 2, frames: 44_100) { c, i in
+            Float((0.5 * sin(2 * Double.pi * 441 * Double(i) / 44_100) * 32_767).rounded() / 32_768) * (c == 0 ? 1 : 0.5)
+        }
+        let flac = directory.appendingPathComponent("ffmpeg.flac")
+        #expect(AVAudioFileFLACWritingTests.run(["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "flac", flac.path])?.status == 0)
+        let md5Run = try #require(AVAudioFileFLACWritingTests.run(["ffmpeg", "-v", "error", "-i", flac.path, "-c:a", "pcm_s16le", "-f", "md5", "-"]))
+        let md5 = String(decoding: md5Run.out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).replacingOccurrences(of: "MD5=", with: "")
+        let run = try AvaudioTool.run(["info", "--json", flac.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let codec = try #require(json["codec"] as? [String: Any], "no codec object: \(run.stdout)")
+        #expect(codec["name"] as? String == "FLAC")
+        #expect((codec["sourceBitDepth"] as? NSNumber)?.intValue == 16)
+        let size = Double(try FileManager.default.attributesOfItem(atPath: flac.path)[.size] as! Int)
+        #expect(abs(((codec["bitRate"] as? NSNumber)?.doubleValue ?? 0) - size * 8) < 1, "1 s of audio: the bit rate is the file's bits")
+        #expect(abs(((codec["sizeRatio"] as? NSNumber)?.doubleValue ?? 0) - size / (44_100 * 4)) < 1e-9)
+        let details = try #require(codec["flac"] as? [String: Any])
+        #expect(details["md5"] as? String == md5, "STREAMINFO's MD5 is ffmpeg's MD5 of the decoded samples")
+        #expect((details["metadata"] as? [String])?.first == "STREAMINFO")
+        #expect((details["metadata"] as? [String])?.contains("VORBIS_COMMENT") == true)
+        // PCM files have no codec object; the text names the codec.
+        let pcm = try #require(try JSONSerialization.jsonObject(with: Data(try AvaudioTool.run(["info", "--json", wav.path]).stdout.utf8)) as? [String: Any])
+        #expect(pcm["codec"] is NSNull)
+        let text = try AvaudioTool.run(["info", flac.path])
+        #expect(text.stdout.contains("Codec:") && text.stdout.contains("FLAC, from 16-bit source") && text.stdout.contains("kbit/s"))
+    }
+
     @Test func convertToTwentyFourBitCAFAndBackIsLossless() throws {
         // More than one 65536-frame chunk, pseudo-random 16-bit values on both channels.
         var seed: UInt32 = 12_345
