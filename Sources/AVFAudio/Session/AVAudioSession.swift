@@ -60,6 +60,9 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     var _prefersEchoCancelledInput = false
     var _prefersInterruptionOnRouteDisconnect = false
     var _aggregatedIO = IOType.notSpecified
+    /// visionOS's intended spatial experience (AVAudioSession+SpatialExperience.swift).
+    var _intendedSpatialExperience: any AVAudioSessionSpatialExperience =
+        HeadTrackedSpatialExperience(soundStageSize: .automatic, anchoringStrategy: .automatic)
     var _microphoneInjectionMode = MicrophoneInjectionMode.none
     var _outputOverride = PortOverride.none
     /// The device-layer selection the session describes (`_setDeviceSelector`; default `AVAUDIO_BACKEND`/automatic).

@@ -218,9 +218,8 @@ extension AVAudioSession {
 
     /// The perceived size of the sound stage of a spatial experience (visionOS; AVAudioSessionTypes.h
     /// under `TARGET_OS_VISION`: `AVAudioSessionSoundStageSizeAutomatic = 0`, `…Small = 1`,
-    /// `…Medium = 2`, `…Large = 3`, `NS_SWIFT_NAME(AVAudioSession.SoundStageSize)`). A plain value
-    /// type: nothing here renders spatially, so no session API takes it (see the report on
-    /// `setIntendedSpatialExperience`, which is not provided).
+    /// `…Medium = 2`, `…Large = 3`, `NS_SWIFT_NAME(AVAudioSession.SoundStageSize)`), as the
+    /// head-tracked and fixed spatial experiences take it (AVAudioSession+SpatialExperience.swift).
     public enum SoundStageSize: Int, Sendable {
         /// The session chooses its own size.
         case automatic = 0

@@ -140,6 +140,22 @@ extension AVAudioSessionTests {
         #expect(typed.offMainActor == 0)
     }
 
+    @Test("visionOS's intended spatial experience: set as client code writes it (.headTracked, .fixed, .bypassed) and read back with its parameters; the default is head-tracked with the system's choices")
+    func intendedSpatialExperience() throws {
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setIntendedSpatialExperience(.headTracked(soundStageSize: .automatic, anchoringStrategy: .automatic)) }
+        let initial = try #require(session.intendedSpatialExperience as? AVAudioSession.HeadTrackedSpatialExperience)
+        #expect(initial.soundStageSize == .automatic && initial.anchoringStrategy == .automatic)
+        try session.setIntendedSpatialExperience(.headTracked(soundStageSize: .large, anchoringStrategy: .scene(identifier: "main")))
+        let tracked = try #require(session.intendedSpatialExperience as? AVAudioSession.HeadTrackedSpatialExperience)
+        #expect(tracked == .headTracked(soundStageSize: .large, anchoringStrategy: .scene(identifier: "main")))
+        #expect(tracked.anchoringStrategy != .scene(identifier: "other"))
+        try session.setIntendedSpatialExperience(.fixed(soundStageSize: .small))
+        #expect((session.intendedSpatialExperience as? AVAudioSession.FixedSpatialExperience)?.soundStageSize == .small)
+        try session.setIntendedSpatialExperience(.bypassed)
+        #expect(session.intendedSpatialExperience is AVAudioSession.BypassedSpatialExperience)
+    }
+
     @Test("Typed messages convert to and from their notifications as Apple's makeMessage/makeNotification do (the deactivation context, the resumption context)")
     @MainActor func messageNotificationConversion() throws {
         let activeMessage = try #require(AVAudioSession.DidBecomeActiveMessage.makeMessage(Notification(name: AVAudioSession.didBecomeActiveNotification)))
