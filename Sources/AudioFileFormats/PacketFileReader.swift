@@ -46,7 +46,7 @@ public final class PacketFileReader: @unchecked Sendable {
         guard let stream = try readCAFPacketStream(path: path) else {
             throw AudioFileFormatError(code: Code.unsupportedFileType, message: "\(quoted(path)) is not a CAF file of compressed packets")
         }
-        let index = stream.index
+        var index = stream.index
         let decoder: AudioPacketDecoder
         do {
             decoder = try AudioCodecRegistry.decoder(for: AudioStreamSetup(codec: index.codec, sampleRate: index.sampleRate, channelCount: index.channelCount,
@@ -61,6 +61,17 @@ public final class PacketFileReader: @unchecked Sendable {
         case ...16: encoding = .signed16
         case ...24: encoding = .signed24
         default: encoding = .signed32
+        }
+        // A packet decodes to at most the decoder's maximum (ALAC: the cookie's frame length):
+        // a table claiming more is damaged, and is not let make the length absurd.
+        let most = max(1, decoder.maximumFramesPerPacket)
+        var clamped = 0
+        for k in index.packets.indices where index.packets[k].frameCount > most || index.packets[k].frameCount < 0 {
+            index.packets[k].frameCount = min(max(0, index.packets[k].frameCount), most)
+            clamped += 1
+        }
+        if clamped > 0 {
+            index.warnings.append("\(clamped) packet table entries claim more frames than a packet of this stream holds (\(most)); counted as \(most)")
         }
         self.path = path
         self.index = index

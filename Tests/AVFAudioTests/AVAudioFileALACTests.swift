@@ -48,7 +48,7 @@ import AVFoundation
         let exprs = (0..<channels).map { c -> String in
             let f = 220 + 97 * c
             // a tone, noise at a channel-dependent level, and 0.1 s of silence in the middle
-            return "(0.5*sin(2*PI*\(f)*t)+\(0.02 * Double(c + 1))*(random(\(c))-0.5))*gt(abs(t-0.6),0.05)"
+            return "(0.5*sin(2*PI*\(f)*t)+\(0.02 * Double(c + 1))*(random(\(c))-0.5))*gt(abs(t-0.6)\\,0.05)"
         }
         let duration = String(format: "%.6f", Double(frames) / Double(rate))
         let status = try ffmpeg(["-f", "lavfi", "-i", "aevalsrc=\(exprs.joined(separator: "|")):s=\(rate):d=\(duration)",
