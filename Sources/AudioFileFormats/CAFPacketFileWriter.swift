@@ -7,13 +7,15 @@
 //
 // Layout: 'caff' header, 'desc' (the codec, its format flags, frames per packet, 0 bytes per
 // packet), 'kuki' (the encoder's magic cookie), 'chan' when a layout is given, then a 'pakt'
-// chunk with room reserved for the table, then 'data' — last, with the size -1 that CAF allows
-// for a data chunk still being written.
+// chunk with room reserved for the table, then 'data', last. (The data chunk always carries its
+// true size, never the -1 CAF allows for a chunk being written: ffmpeg refuses variable-size
+// packets in a data chunk of unknown size.)
 //
 // Crash safety: every `write` that completes packets first appends them to the data, then
 // writes their table entries into the reserved room (past the entries the table counts, so
-// unseen), and last rewrites the table's 24-byte header (packet and valid-frame counts, the
-// remainder) in one write. A writer killed at any moment leaves a valid CAF whose table lists
+// unseen), then the data chunk's size, and last the table's 24-byte header (packet and
+// valid-frame counts, the remainder) in one write: at every moment the table lists only packets
+// wholly inside the data chunk. A writer killed at any moment leaves a valid CAF whose table lists
 // every packet wholly on disk; only the frames buffered for an unfinished packet are lost. The
 // reserved room holds 64 KiB of entries (about 30,000 packets, over 45 minutes of 44.1 kHz
 // audio); past that the table on disk stops growing during writes (the file stays valid, listing
@@ -87,7 +89,7 @@ public final class CAFPacketFileWriter {
         let tableOffset = Int64(w.bytes.count)
         w.bytes += [UInt8](repeating: 0, count: 24 + CAFPacketFileWriter.reservedTableBytes)
         let dataHeaderOffset = Int64(w.bytes.count)
-        w.fourCC("data"); w.u64(UInt64.max); w.u32(0)   // size -1 (being written), edit count 0
+        w.fourCC("data"); w.u64(4); w.u32(0)   // the edit count only, so far
         let header = w.bytes
         file = try RawFile.create(path: path, header: header)
         _ = ftruncate(file.fd, off_t(header.count))
@@ -146,17 +148,12 @@ public final class CAFPacketFileWriter {
         do {
             if buffered > 0 { try emitPacket() }
             try writeTable()
-            var size = ByteWriter(bigEndian: true)
-            size.u64(UInt64(dataEnd - dataHeaderOffset - 12))
+            _ = ftruncate(file.fd, off_t(dataEnd))
             if tableOverflowed {
-                // The complete table after the data, then the data's size, then the reserved
-                // table becomes free space (a reader meeting two tables takes the last).
+                // The complete table after the data, then the reserved table becomes free space
+                // (a reader meeting two tables takes the last).
                 try file.write(tableChunk(), at: dataEnd)
-                try file.write(size.bytes, at: dataHeaderOffset + 4)
                 try file.write(Array("free".utf8), at: tableOffset - 12)
-            } else {
-                try file.write(size.bytes, at: dataHeaderOffset + 4)
-                _ = ftruncate(file.fd, off_t(dataEnd))
             }
         } catch {
             failure = error
@@ -225,15 +222,18 @@ public final class CAFPacketFileWriter {
         return w.bytes + tableHeader() + entries
     }
 
-    /// Entries into the reserve (beyond what the header counts), then the header.
+    /// Entries into the reserve (beyond what the header counts), the data chunk's size, then
+    /// the header. Once the reserve is full only the data size moves on.
     private func writeTable() throws {
-        guard !tableOverflowed else { return }
-        guard entries.count <= CAFPacketFileWriter.reservedTableBytes else { tableOverflowed = true; return }
-        if entries.count > entriesOnDisk {
+        if entries.count > CAFPacketFileWriter.reservedTableBytes { tableOverflowed = true }
+        if !tableOverflowed && entries.count > entriesOnDisk {
             try file.write(Array(entries[entriesOnDisk...]), at: tableOffset + 24 + Int64(entriesOnDisk))
             entriesOnDisk = entries.count
         }
-        try file.write(tableHeader(), at: tableOffset)
+        var size = ByteWriter(bigEndian: true)
+        size.u64(UInt64(dataEnd - dataHeaderOffset - 12))
+        try file.write(size.bytes, at: dataHeaderOffset + 4)
+        if !tableOverflowed { try file.write(tableHeader(), at: tableOffset) }
     }
 }
 

@@ -73,6 +73,22 @@ public final class PacketFileReader: @unchecked Sendable {
         if clamped > 0 {
             index.warnings.append("\(clamped) packet table entries claim more frames than a packet of this stream holds (\(most)); counted as \(most)")
         }
+        // The last packet may decode to fewer frames than the table counts it for (ALAC's
+        // partial last packet) while the table's remainder does not say so (ffmpeg's CAF writer
+        // records whole packets and no remainder): decode it once, so the length ends where the
+        // audio does — where every decoder's output ends.
+        if let last = index.packets.last, last.byteCount > 0, last.byteCount <= 1 << 24, let file = try? RawFile.open(path: path, forWriting: false) {
+            defer { _ = posixClose(file.fd) }
+            var bytes = [UInt8](repeating: 0, count: last.byteCount)
+            let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, decoder.maximumFramesPerPacket) * decoder.channelCount)
+            defer { scratch.deallocate() }
+            if (try? bytes.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: last.byteCount, at: last.offset) }) == last.byteCount,
+               let decoded = try? bytes.withUnsafeBytes({ try decoder.decode($0, into: scratch, frameCapacity: max(1, decoder.maximumFramesPerPacket)) }),
+               decoded < last.frameCount {
+                index.remainderFrames = max(index.remainderFrames, Int64(last.frameCount - decoded))
+            }
+            decoder.reset()
+        }
         self.path = path
         self.index = index
         self.stream = stream

@@ -78,12 +78,12 @@ import AVFoundation
         var wrong = 0
         for c in 0..<channels {
             let got = integers(buffer, channel: c, bits: bits)
-            for i in 0..<got.count where got[i] != expected[(start + i) * channels + map[c]] { wrong += 1 }
+            for i in 0..<got.count where (start + i) * channels >= expected.count || got[i] != expected[(start + i) * channels + map[c]] { wrong += 1 }
         }
         return wrong
     }
 
-    @Test(arguments: [(1, 16, 57_330), (2, 16, 57_330), (2, 24, 50_001), (6, 16, 20_000), (8, 24, 9_000), (2, 16, 1_000), (1, 24, 4_096)])
+    @Test(arguments: [(1, 16, 57_330), (2, 16, 57_330), (2, 24, 50_001), (6, 16, 20_000), (5, 24, 9_000), (2, 16, 1_000), (1, 24, 4_096)])
     func readsFFmpegALACBitExactly(_ channels: Int, _ bits: Int, _ frames: Int) throws {
         guard Self.hasFFmpeg else { print("SKIP ALAC reading (\(channels) ch, \(bits)-bit): ffmpeg is not installed"); return }
         let dir = try Self.directory()
@@ -165,7 +165,8 @@ import AVFoundation
                 var wrong = 0
                 for c in 0..<channels { for i in 0..<Int(back.frameLength) where back.floatChannelData![c][i] != input.floatChannelData![c][i] { wrong += 1 } }
                 #expect(wrong == 0)
-                #expect(try Self.ffmpegDecode(copy, bits: bits, dir: dir).count == Int(partial.length) * channels)
+                let ffmpegCount = try Self.ffmpegDecode(copy, bits: bits, dir: dir).count
+                #expect(ffmpegCount == Int(partial.length) * channels, "ffmpeg decoded \(ffmpegCount / channels) frames of the file being written")
             }
         }
         out.close()

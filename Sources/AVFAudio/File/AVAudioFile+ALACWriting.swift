@@ -64,6 +64,11 @@ extension AVAudioFile {
                 throw refuse("the channel layout has \(parsed.channelCount) channels, the settings \(channels)")
             }
             layout = parsed
+        } else if channels > 2 {
+            // ALAC's channels come in a fixed order per count: the layout that order implies.
+            let tags: [AudioChannelLayoutTag] = [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
+                                                 kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B]
+            layout = AVAudioChannelLayout(layoutTag: tags[channels - 3])
         }
         let flags: AudioFormatFlags
         switch bits {
