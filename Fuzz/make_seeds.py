@@ -130,6 +130,20 @@ try:
 except Exception as e:
     print('no FLAC seeds (%s)' % e)
 
+# ---- ALAC in CAF: small files from ffmpeg's encoder (when ffmpeg is installed) ----
+try:
+    import subprocess as _sp, tempfile as _tf
+    with _tf.TemporaryDirectory() as _d:
+        for ch, fmt, n in [(1, 's16p', 300), (2, 's16p', 5000), (2, 's32p', 700), (6, 's16p', 100), (8, 's32p', 64)]:
+            _out = os.path.join(_d, 'a.caf')
+            _expr = '|'.join('0.4*sin(%d*t)+0.05*(random(%d)-0.5)' % (300 + 50 * c, c) for c in range(ch))
+            _sp.run(['ffmpeg', '-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i',
+                     'aevalsrc=%s:s=44100:d=%f' % (_expr, n / 44100.0), '-c:a', 'alac', '-sample_fmt', fmt, _out], check=True)
+            with open(_out, 'rb') as f:
+                put('alac', 'gen-%dch-%s-%d.caf' % (ch, fmt, n), f.read())
+except Exception as e:
+    print('no ALAC seeds (%s)' % e)
+
 # ---- Files on the machine (the corpus tests' sources) ----
 def target_for(head):
     magic = head[:4]

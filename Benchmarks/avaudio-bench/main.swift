@@ -24,6 +24,7 @@ let suites: [Suite] = [
     Suite(name: "fx-time", summary: "AVAudioUnitTimePitch / AVAudioUnitVarispeed on 60 s stereo 48 kHz, offline, vs the rubberband CLI", run: TimeEffectSuite.run),
     Suite(name: "sampler", summary: "AVAudioUnitSampler rendering a MIDI event list with a SoundFont, offline (--input=EVENTS --soundfont=SF2 [--out=WAV])", run: SamplerSuite.run),
     Suite(name: "fx-reverb", summary: "AVAudioUnitReverb / AVAudioUnitDistortion on 60 s stereo 48 kHz, offline (--peers: pedalboard; --quality: RT60, echo density, alias)", run: ReverbDistortionSuite.run),
+    Suite(name: "alac", summary: "AVAudioFile Apple Lossless CAF encode and decode of --input WAV (compare ffmpeg: Benchmarks/results/alac-*.md)", run: ALACSuite.run),
 ]
 
 func usage() -> String {

@@ -18,14 +18,16 @@ public protocol StoredFrameReader: AnyObject {
 
 extension AudioFileReader: StoredFrameReader {}
 extension FLACFileReader: StoredFrameReader {}
+extension PacketFileReader: StoredFrameReader {}
 
 /// Opens `path` with the reader its first bytes call for (never its name): a native FLAC stream,
-/// else the PCM containers.
+/// a CAF of compressed packets (PacketFileReader), else the PCM containers.
 public func openStoredFrameReader(path: String) throws -> StoredFrameReader {
     let file = try RawFile.open(path: path, forWriting: false)
     var head = [UInt8](repeating: 0, count: 4)
     let got = (try? head.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: 4, at: 0) }) ?? 0
     _ = posixClose(file.fd)
     if got == 4 && FLACFileReader.sniff(head) { return try FLACFileReader(path: path) }
+    if got == 4 && head == Array("caff".utf8), try readCAFPacketStream(path: path) != nil { return try PacketFileReader(path: path) }
     return try AudioFileReader(path: path)
 }

@@ -82,6 +82,47 @@ extension AVAudioFile {
         return AVAudioFormat(streamDescription: &asbd)
     }
 
+    /// A compressed file's format as Apple's AudioFile reports it: the codec's format ID, the
+    /// container's format flags (for Apple Lossless and FLAC the source depth:
+    /// kAppleLosslessFormatFlag_16BitSourceData … _32BitSourceData; derived from the decoder's
+    /// depth when the container leaves them 0), its frames per packet, and 0 bytes per packet,
+    /// per frame and bits per channel (variable-size packets, no fixed sample size).
+    static func packetFileFormat(_ reader: PacketFileReader, layout: AVAudioChannelLayout?) -> AVAudioFormat? {
+        var asbd = AudioStreamBasicDescription()
+        asbd.mSampleRate = reader.description.sampleRate
+        asbd.mFormatID = reader.index.codec
+        var flags = reader.stream.formatFlags
+        if flags == 0 && (asbd.mFormatID == kAudioFormatAppleLossless || asbd.mFormatID == kAudioFormatFLAC) {
+            switch reader.description.validBitsPerSample {
+            case ...16: flags = kAppleLosslessFormatFlag_16BitSourceData
+            case ...20: flags = kAppleLosslessFormatFlag_20BitSourceData
+            case ...24: flags = kAppleLosslessFormatFlag_24BitSourceData
+            default: flags = kAppleLosslessFormatFlag_32BitSourceData
+            }
+        }
+        asbd.mFormatFlags = flags
+        asbd.mFramesPerPacket = UInt32(clamping: reader.stream.framesPerPacket)
+        asbd.mChannelsPerFrame = UInt32(reader.description.channelCount)
+        if let layout { return AVAudioFormat(streamDescription: &asbd, channelLayout: layout) }
+        return AVAudioFormat(streamDescription: &asbd)
+    }
+
+    /// A compressed file's channel layout. Apple Lossless with more than two channels: the
+    /// layout ALAC's channel order fixes (C L R, C L R Cs, C L R Ls Rs, C L R Ls Rs LFE,
+    /// C L R Ls Rs Cs LFE, C Lc Rc L R Ls Rs LFE: the ALACChannelLayoutTags of Apple's ALAC
+    /// description), whatever a 'chan' chunk says — the decoded channels come in that order
+    /// (Apple's own files store exactly that layout; ffmpeg stores its own order's tag, which
+    /// would mislabel the channels). Otherwise what `channelLayout(for:)` gives.
+    static func packetChannelLayout(_ reader: PacketFileReader) -> (value: AVAudioChannelLayout?, Void)? {
+        let d = reader.description
+        if reader.index.codec == kAudioFormatAppleLossless, d.channelCount > 2 {
+            let tags: [AudioChannelLayoutTag] = [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
+                                                 kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B]
+            if d.channelCount <= 8, let layout = AVAudioChannelLayout(layoutTag: tags[d.channelCount - 3]) { return (layout, ()) }
+        }
+        return channelLayout(for: d)
+    }
+
     /// The AVAudioFormat describing how the file stores samples.
     static func fileFormat(for d: AudioDataDescription, layout: AVAudioChannelLayout?) -> AVAudioFormat? {
         let channels = UInt32(d.channelCount)

@@ -56,8 +56,10 @@ open class AVAudioFile: NSObject {
             throw AVAudioFile.nsError(error, path: path, failedCall: AVFAudioFailedCall.openFile)
         }
         let description = reader.description
-        guard let layout = AVAudioFile.channelLayout(for: description),
+        let packets = reader as? PacketFileReader
+        guard let layout = packets.map({ AVAudioFile.packetChannelLayout($0) }) ?? AVAudioFile.channelLayout(for: description),
               let fileFormat = (reader as? FLACFileReader).map({ AVAudioFile.flacFileFormat($0.info, layout: layout.value) })
+                ?? packets.map({ AVAudioFile.packetFileFormat($0, layout: layout.value) })
                 ?? AVAudioFile.fileFormat(for: description, layout: layout.value),
               let processing = AVAudioFile.processingFormat(format, interleaved: interleaved, sampleRate: description.sampleRate,
                                                           channels: description.channelCount, layout: layout.value) else {
@@ -93,7 +95,10 @@ open class AVAudioFile: NSObject {
         let description: AudioDataDescription
         let fileFormat: AVAudioFormat
         let layout: AVAudioChannelLayout?
-        if AVAudioFile.wantsFLAC(fileURL, settings: settings) {
+        if AVAudioFile.wantsALAC(settings) {
+            let alac = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.alacWriting(fileURL, settings: settings) }
+            (writer, description, fileFormat, layout) = (alac.writer, alac.description, alac.fileFormat, alac.layout)
+        } else if AVAudioFile.wantsFLAC(fileURL, settings: settings) {
             let flac = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.flacWriting(fileURL, settings: settings) }
             (writer, description, fileFormat, layout) = (flac.writer, flac.description, flac.fileFormat, flac.layout)
         } else {

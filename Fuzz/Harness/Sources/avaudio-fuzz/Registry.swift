@@ -12,7 +12,7 @@ struct FuzzTarget {
     let run: ([UInt8]) -> Void
 
     static let all: [FuzzTarget] = [
-        .wav, .aiff, .caf, .au, .flac,
+        .wav, .aiff, .caf, .au, .flac, .alac,
         .settings,
         .converter,
         .smf,

@@ -21,6 +21,13 @@ extension FuzzTarget {
     static let wav = FuzzTarget(name: "wav", structure: .riff) { readAudioFile($0, fileExtension: "wav") }
     static let aiff = FuzzTarget(name: "aiff", structure: .iff) { readAudioFile($0, fileExtension: "aif") }
     static let caf = FuzzTarget(name: "caf", structure: .caf) { readAudioFile($0, fileExtension: "caf") }
+    /// CAF of Apple Lossless packets: the packet table ('pakt'), the magic cookie ('kuki') and
+    /// the ALAC decoder. A packet decodes to at most the cookie's frame length (≤ 65,536) and a
+    /// table entry takes at least a byte, so a length may reach 65,536 frames per byte; reads
+    /// stop after a million frames, and a damaged packet may make a read throw.
+    static let alac = FuzzTarget(name: "alac", structure: .caf) {
+        readAudioFile($0, fileExtension: "caf", framesPerByte: 65_536, readLimit: 1 << 20, damagedFramesThrow: true)
+    }
     static let au = FuzzTarget(name: "au", structure: nil) { readAudioFile($0, fileExtension: "au") }
     /// Native FLAC: a frame of constant subframes holds 65,536 samples in about ten bytes, so a
     /// length may reach 8,192 frames per byte; reads stop after a million frames (a legitimately
@@ -110,7 +117,8 @@ func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64
             }
         }
     } catch {
-        if damagedFramesThrow { expectReadableError(error, "read(into:)"); file.close(); return }
+        // (a CAF of compressed packets is read by decoding them: a damaged one throws on read)
+        if damagedFramesThrow || file.fileFormat.streamDescription.pointee.mFormatID != kAudioFormatLinearPCM { expectReadableError(error, "read(into:)"); file.close(); return }
         // The file is on tmpfs and unchanged: a read error here means the reader and the length disagree.
         fuzzFailure("reading frame \(total) of \(length) threw \(error)")
     }
@@ -123,7 +131,8 @@ func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64
     do {
         try file.read(into: buffer)
     } catch {
-        if damagedFramesThrow { expectReadableError(error, "read(into:) after a seek"); file.close(); return }
+        // (a CAF of compressed packets is read by decoding them: a damaged one throws on read)
+        if damagedFramesThrow || file.fileFormat.streamDescription.pointee.mFormatID != kAudioFormatLinearPCM { expectReadableError(error, "read(into:) after a seek"); file.close(); return }
         fuzzFailure("reading at frame \(middle) of \(length) threw \(error)")
     }
     let expected = min(Int64(capacity), length - middle)

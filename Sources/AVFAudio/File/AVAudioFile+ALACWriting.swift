@@ -1,0 +1,100 @@
+// AVAudioFile writing Apple Lossless (AVFormatIDKey kAudioFormatAppleLossless) into CAF files
+// (`.caf`, or AVAudioFileTypeKey kAudioFileCAFType), as Apple platforms do; the packets are
+// encoded by AudioCodecs' ALACEncoder through AudioFileFormats' CAFPacketFileWriter. (MP4/M4A,
+// the other container Apple writes ALAC into, is not written yet: asking for it is a clear
+// error, not a silent CAF.)
+//
+// Settings honoured: AVSampleRateKey, AVNumberOfChannelsKey (1…8), AVChannelLayoutKey, and the
+// source depth from AVEncoderBitDepthHintKey (Apple's key for lossless encoders' source depth)
+// or else AVLinearPCMBitDepthKey, else 16 — one of ALAC's depths 16, 20, 24, 32. Quality and
+// bit-rate keys are accepted and ignored: ALAC is lossless with one setting.
+//
+// The file format reported is what AVAudioFile reports reading the file back: kAudioFormatAppleLossless,
+// the source depth flag (kAppleLosslessFormatFlag_16BitSourceData …), 4,096 frames per packet.
+import AudioFileFormats
+import AudioCodecs
+import AudioKernels
+
+extension AVAudioFile {
+    struct ALACWriting {
+        var writer: CAFPacketFileWriter
+        var description: AudioDataDescription
+        var fileFormat: AVAudioFormat
+        var layout: AVAudioChannelLayout?
+    }
+
+    /// Whether `settings` ask for Apple Lossless data.
+    static func wantsALAC(_ settings: [String: Any]) -> Bool {
+        if let id = AVAudioFormat.integer(settings[AVFormatIDKey]), let id { return AudioFormatID(truncatingIfNeeded: id) == kAudioFormatAppleLossless }
+        return false
+    }
+
+    static func alacWriting(_ url: URL, settings: [String: Any]) throws -> ALACWriting {
+        let path = url.path
+        func refuse(_ text: String) -> NSError {
+            nsError(code: kAudioFileUnsupportedDataFormatError, "cannot create '\(path)': \(text)", path: path)
+        }
+        if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
+            let value = type.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
+            guard value == kAudioFileCAFType else {
+                throw refuse("Apple Lossless is written only to CAF files (kAudioFileCAFType) by this library, not \(fourCharCodeString(value)) files")
+            }
+        } else if url.pathExtension.lowercased() != "caf" {
+            throw refuse("Apple Lossless is written only to CAF files by this library (M4A writing is not implemented yet); use the .caf extension")
+        }
+        guard let rate = AVAudioFormat.number(settings[AVSampleRateKey]), rate.isFinite, rate >= 1, rate <= Double(UInt32.max),
+              let channelValue = AVAudioFormat.number(settings[AVNumberOfChannelsKey]), channelValue >= 1, channelValue <= 65535 else {
+            throw refuse("the settings do not describe a valid format (\(describe(settings)))")
+        }
+        let channels = Int(channelValue)
+        guard channels <= 8, Double(channels) == channelValue else { throw refuse("Apple Lossless holds 1 to 8 channels, not \(channelValue)") }
+        var bits = 16
+        if let hint = AVAudioFormat.integer(settings[AVEncoderBitDepthHintKey]) ?? AVAudioFormat.integer(settings[AVLinearPCMBitDepthKey]) {
+            guard let hint, [16, 20, 24, 32].contains(hint) else {
+                throw refuse("a bit depth of \(hint.map(String.init) ?? "?"); Apple Lossless stores 16, 20, 24 or 32 bits")
+            }
+            bits = Int(hint)
+        }
+        let encoding: SampleEncoding = bits <= 16 ? .signed16 : bits <= 24 ? .signed24 : .signed32
+        let description = AudioDataDescription(sampleRate: rate, channelCount: channels, encoding: encoding, bigEndian: false,
+                                               validBitsPerSample: bits)
+        var layout: AVAudioChannelLayout?
+        if let data = settings[AVChannelLayoutKey] as? Data, let parsed = AVAudioFormat.channelLayout(from: data) {
+            guard parsed.channelCount == AVAudioChannelCount(channels) else {
+                throw refuse("the channel layout has \(parsed.channelCount) channels, the settings \(channels)")
+            }
+            layout = parsed
+        } else if channels > 2 {
+            // ALAC's channels come in a fixed order per count: the layout that order implies.
+            let tags: [AudioChannelLayoutTag] = [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
+                                                 kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B]
+            layout = AVAudioChannelLayout(layoutTag: tags[channels - 3])
+        }
+        let flags: AudioFormatFlags
+        switch bits {
+        case 16: flags = kAppleLosslessFormatFlag_16BitSourceData
+        case 20: flags = kAppleLosslessFormatFlag_20BitSourceData
+        case 24: flags = kAppleLosslessFormatFlag_24BitSourceData
+        default: flags = kAppleLosslessFormatFlag_32BitSourceData
+        }
+        let writer: CAFPacketFileWriter
+        do {
+            writer = try CAFPacketFileWriter(path: path, codec: kAudioFormatAppleLossless, description: description, formatFlags: flags,
+                                             channelLayout: layout.map { bigEndianCAFLayout($0) })
+        } catch let error as AudioFileFormatError {
+            throw nsError(error, path: path)
+        }
+        var asbd = AudioStreamBasicDescription()
+        asbd.mSampleRate = rate
+        asbd.mFormatID = kAudioFormatAppleLossless
+        asbd.mFormatFlags = flags
+        asbd.mFramesPerPacket = UInt32(writer.encoder.framesPerPacket)
+        asbd.mChannelsPerFrame = UInt32(channels)
+        let format = layout.map { AVAudioFormat(streamDescription: &asbd, channelLayout: $0) } ?? AVAudioFormat(streamDescription: &asbd)
+        guard let fileFormat = format else {
+            try? writer.close()
+            throw refuse("no file format describes \(description)")
+        }
+        return ALACWriting(writer: writer, description: description, fileFormat: fileFormat, layout: layout)
+    }
+}

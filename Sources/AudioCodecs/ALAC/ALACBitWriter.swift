@@ -1,0 +1,46 @@
+// Writes ALAC's big-endian bit fields into a caller's buffer of known capacity. Writing past the
+// capacity throws (the encoder sizes packets exactly, so it never should).
+
+struct ALACBitWriter {
+    let base: UnsafeMutablePointer<UInt8>
+    let capacity: Int
+    private(set) var byteCount = 0
+    private var cache: UInt64 = 0
+    private var cacheBits = 0
+
+    init(_ base: UnsafeMutableRawPointer, capacity: Int) {
+        self.base = base.assumingMemoryBound(to: UInt8.self)
+        self.capacity = capacity
+    }
+
+    /// Appends the low `n` bits (0…32) of `value`.
+    @inline(__always)
+    mutating func write(_ value: UInt32, _ n: Int) throws {
+        if n == 0 { return }
+        let masked = n == 32 ? UInt64(value) : UInt64(value) & ((1 << UInt64(n)) - 1)
+        cache = cache << UInt64(n) | masked
+        cacheBits += n
+        while cacheBits >= 8 {
+            guard byteCount < capacity else { throw CodecError(.corrupt, "Apple Lossless: an encoded packet outgrew its buffer") }
+            cacheBits -= 8
+            base[byteCount] = UInt8(truncatingIfNeeded: cache >> UInt64(cacheBits))
+            byteCount += 1
+        }
+    }
+
+    /// `n` one bits (a unary prefix).
+    @inline(__always)
+    mutating func ones(_ n: Int) throws {
+        var left = n
+        while left > 0 {
+            let k = min(left, 32)
+            try write(k == 32 ? UInt32.max : (UInt32(1) << UInt32(k)) - 1, k)
+            left -= k
+        }
+    }
+
+    /// Pads with zero bits to a byte boundary.
+    mutating func flush() throws {
+        if cacheBits > 0 { try write(0, 8 - cacheBits) }
+    }
+}
