@@ -152,6 +152,19 @@ import AudioCodecs
         #expect(mov.validFrameCount == 57_330)
     }
 
+    @Test func opusMP4MatchesFFprobeWithPreSkipAsPriming() throws {
+        guard Self.hasFFmpeg else { print("SKIP MP4 tests: ffmpeg/ffprobe is not installed"); return }
+        let dir = TempDir()
+        let path: String
+        do { path = try Self.make(dir, "o.mp4", ["libopus"], rate: 48_000) } catch {
+            print("SKIP Opus-in-MP4 case: this ffmpeg has no libopus encoder"); return
+        }
+        let index = try checkAgainstFFprobe(path, codec: "'opus'")
+        // The dOps box: version 0, 2 channels, PreSkip 312 (big-endian), as the edit list's media_time.
+        #expect(Array(index.magicCookie.prefix(4)) == [0, 2, 0x01, 0x38])
+        #expect(index.sampleRate == 48_000 && index.primingFrames == 312 && index.validFrameCount == 62_400)
+    }
+
     // MARK: hand-made variants
 
     /// A box: size, type, payload.
@@ -206,6 +219,46 @@ import AudioCodecs
         let a = try MP4PacketReader.packetIndex(bytes: original), b = try MP4PacketReader.packetIndex(bytes: edited)
         #expect(a.packets == b.packets && a.packets.count == 14)
         #expect(b.validFrameCount == 57_330)
+    }
+
+    @Test func stz2GivesTheSamePackets() throws {
+        guard Self.hasFFmpeg else { print("SKIP MP4 tests: ffmpeg/ffprobe is not installed"); return }
+        let dir = TempDir()
+        // 16-bit fields: ALAC packets of a quiet 8 kHz mono tone are well under 65,536 bytes.
+        let original = fileBytes(try Self.make(dir, "s.m4a", ["alac", "-ac", "1", "-ar", "8000"]))
+        var moov = 0
+        while String(decoding: original[moov + 4..<moov + 8], as: UTF8.self) != "moov" { moov += Int(Self.be32(original, moov)) }
+        let edited = Array(original[..<moov]) + Self.rewrite(original, moov..<original.count) { type, whole in
+            guard type == "stsz" else { return nil }
+            let count = Int(Self.be32(whole, 16))
+            var payload: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 16] + Self.be(UInt64(count), 4)
+            for i in 0..<count { payload += Self.be(UInt64(Self.be32(whole, 20 + 4 * i)), 2) }
+            return Self.box("stz2", payload)
+        }
+        let a = try MP4PacketReader.packetIndex(bytes: original), b = try MP4PacketReader.packetIndex(bytes: edited)
+        #expect(a.packets == b.packets && a.packets.count > 2)
+    }
+
+    @Test func flacPacketDecoderRefusesWhatItCannotDecode() throws {
+        let setup = { (cookie: [UInt8], channels: Int) in AudioStreamSetup(codec: 0x664C_6143, sampleRate: 44_100, channelCount: channels, magicCookie: cookie) }
+        #expect(throws: CodecError.self) { try AudioCodecRegistry.decoder(for: setup([], 2)) }
+        #expect(throws: CodecError.self) { try AudioCodecRegistry.decoder(for: setup([0x80, 0, 0, 10, 1, 2], 2)) }
+        guard Self.hasFFmpeg else { print("SKIP MP4 tests: ffmpeg/ffprobe is not installed"); return }
+        let dir = TempDir()
+        let path = try Self.make(dir, "f.mp4", ["flac", "-sample_fmt", "s16", "-strict", "-2"])
+        let index = try MP4PacketReader.packetIndex(path: path)
+        #expect(throws: CodecError.self) { try AudioCodecRegistry.decoder(for: setup(index.magicCookie, 3)) }
+        let decoder = try AudioCodecRegistry.decoder(for: setup(index.magicCookie, 2))
+        let file = fileBytes(path)
+        var out = [Int32](repeating: 0, count: 2 * decoder.maximumFramesPerPacket)
+        let first = index.packets[0]
+        for (bytes, capacity) in [(Array(file[Int(first.offset)..<Int(first.offset) + first.byteCount - 1]), decoder.maximumFramesPerPacket),   // cut short
+                                  (Array(file[Int(first.offset)..<Int(first.offset) + first.byteCount]), 100),                                // too small a buffer
+                                  ([UInt8](), decoder.maximumFramesPerPacket)] {
+            #expect(throws: CodecError.self) {
+                try bytes.withUnsafeBytes { raw in try out.withUnsafeMutableBufferPointer { try decoder.decode(raw, into: $0.baseAddress!, frameCapacity: capacity) } }
+            }
+        }
     }
 
     @Test func iTunSMPBDecidesPrimingAndRemainder() throws {
