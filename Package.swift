@@ -82,7 +82,7 @@ let package = Package(
         // Client code that imports AudioToolbox alone (as AudioKit's parameter code does).
         .testTarget(name: "AudioToolboxTests", dependencies: ["AudioToolbox"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
-        .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels"], swiftSettings: swift5),
+        .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels", "AudioCodecs"], swiftSettings: swift5),
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"],
                     exclude: ["Fuzz/Inputs"], swiftSettings: swift5),
         .testTarget(name: "MIDIFilesTests", dependencies: ["MIDIFiles"], exclude: ["mido_dump.py"], swiftSettings: swift5),

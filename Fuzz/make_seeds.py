@@ -143,6 +143,22 @@ try:
                 put('alac', 'gen-%dch-%s-%d.caf' % (ch, fmt, n), f.read())
 except Exception as e:
     print('no ALAC seeds (%s)' % e)
+# ---- MP4/M4A/MOV: short files ffmpeg writes (when installed) for the mp4 target ----
+try:
+    import subprocess as _sp, tempfile as _tf
+    with _tf.TemporaryDirectory() as _tmp:
+        for _name, _args in [('alac.m4a', ['-c:a', 'alac']), ('aac.m4a', ['-c:a', 'aac']),
+                             ('flac.mp4', ['-c:a', 'flac', '-strict', '-2']), ('alac.mov', ['-c:a', 'alac']),
+                             ('frag-aac.mp4', ['-c:a', 'aac', '-movflags', 'frag_keyframe+empty_moov']),
+                             ('frag-flac.mp4', ['-c:a', 'flac', '-strict', '-2', '-movflags', 'frag_keyframe+empty_moov+default_base_moof']),
+                             ('faststart-aac.m4a', ['-c:a', 'aac', '-movflags', '+faststart'])]:
+            _p = os.path.join(_tmp, _name)
+            _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.12:sample_rate=8000',
+                     '-ac', '2'] + _args + [_p], check=True, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+            with open(_p, 'rb') as _f:
+                put('mp4', 'ffmpeg-' + _name, _f.read()[:MAX])
+except Exception as e:
+    print('no MP4 seeds (%s)' % e)
 
 # ---- Files on the machine (the corpus tests' sources) ----
 def target_for(head):
@@ -153,6 +169,7 @@ def target_for(head):
     if magic == b'caff': return 'caf'
     if magic in (b'.snd', b'dns.'): return 'au'
     if magic == b'fLaC': return 'flac'
+    if head[4:8] == b'ftyp': return 'mp4'
     return None
 
 found = set()

@@ -17,5 +17,6 @@ struct FuzzTarget {
         .converter,
         .smf,
         .sf2,
+        .mp4,
     ]
 }
