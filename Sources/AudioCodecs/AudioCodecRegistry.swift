@@ -9,7 +9,7 @@
 
 /// What a decoder is made from: the stream's parameters as the container declares them.
 public struct AudioStreamSetup: Sendable, Equatable {
-    /// Four-character code, big-endian ('alac', 'fLaC', …).
+    /// Core Audio's four-character format ID, big-endian ('alac', 'flac', 'aac ', …).
     public var codec: UInt32
     public var sampleRate: Double
     public var channelCount: Int
@@ -83,7 +83,7 @@ public enum AudioCodecRegistry {
     /// Every codec this library has, in no particular order. Each codec adds its entry here.
     public static let all: [AudioCodecEntry] = [
         AudioCodecEntry(codec: 0x616C_6163, name: "Apple Lossless", makeDecoder: { try ALACDecoder(setup: $0) }, makeEncoder: { try ALACEncoder(setup: $0) }),
-        AudioCodecEntry(codec: 0x664C_6143, name: "FLAC", makeDecoder: { try FLACPacketDecoder(setup: $0) }),
+        AudioCodecEntry(codec: 0x666C_6163, name: "FLAC", makeDecoder: { try FLACPacketDecoder(setup: $0) }),
     ]
 
     public static func entry(for codec: UInt32) -> AudioCodecEntry? { all.first { $0.codec == codec } }

@@ -1,5 +1,5 @@
-// Reads a file whose audio is in compressed packets (today: CAF with Apple Lossless, or any codec
-// in AudioCodecRegistry) as the PCM readers deliver theirs: raw interleaved little-endian
+// Reads a file whose audio is in compressed packets (CAF or MP4/M4A/MOV, with any codec in
+// AudioCodecRegistry: today Apple Lossless and FLAC) as the PCM readers deliver theirs: raw interleaved little-endian
 // integers, left-justified in 2, 3 or 4-byte containers, `validBitsPerSample` the stream's depth.
 //
 // The container parser gives a PacketIndex; the registry gives a decoder. The reader keeps the
@@ -40,11 +40,26 @@ public final class PacketFileReader: @unchecked Sendable {
     /// The packet whose samples `samples` holds, and how many frames it decoded to.
     private let state = Mutex<(packet: Int, frames: Int)>((-1, 0))
 
-    /// Opens a compressed CAF. Throws AudioFileFormatError: 'typ?' when the file is not a
-    /// compressed CAF, 'fmt?' when no decoder exists for its codec, 'dta?' on damage.
+    /// The packet structure of a compressed CAF or of an MP4/M4A/MOV file's first audio track
+    /// (MP4PacketReader; the CAF-only facts are derived: format flags 0, so the file format takes
+    /// the source depth from the decoder, and the frames per packet every packet but the last
+    /// shares, else 0). Nil when the file is neither.
+    static func packetStream(path: String) throws -> CAFPacketStream? {
+        let file = try RawFile.open(path: path, forWriting: false)
+        let head = (try? file.readBytes(at: 0, count: 8)) ?? []
+        _ = posixClose(file.fd)
+        guard MP4PacketReader.sniff(head) else { return try readCAFPacketStream(path: path) }
+        let index = try MP4PacketReader.packetIndex(path: path)
+        let counts = Set(index.packets.dropLast().map(\.frameCount))
+        let perPacket = counts.count == 1 ? counts.first! : counts.isEmpty ? (index.packets.first?.frameCount ?? 0) : 0
+        return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: nil)
+    }
+
+    /// Opens a compressed CAF or MP4/M4A/MOV file. Throws AudioFileFormatError: 'typ?' when the
+    /// file is neither, 'fmt?' when no decoder exists for its codec, 'dta?' on damage.
     public init(path: String) throws {
-        guard let stream = try readCAFPacketStream(path: path) else {
-            throw AudioFileFormatError(code: Code.unsupportedFileType, message: "\(quoted(path)) is not a CAF file of compressed packets")
+        guard let stream = try PacketFileReader.packetStream(path: path) else {
+            throw AudioFileFormatError(code: Code.unsupportedFileType, message: "\(quoted(path)) is not a CAF or MP4 file of compressed packets")
         }
         var index = stream.index
         let decoder: AudioPacketDecoder

@@ -26,7 +26,8 @@ public struct StoredPacket: Equatable, Sendable {
 /// A container's compressed stream: codec, setup, packets and trimming.
 public struct PacketIndex: Sendable {
     /// The codec's four-character code as Core Audio spells it, big-endian
-    /// ('alac' = 0x616C6163, 'fLaC' = 0x664C6143, 'aac ' = 0x61616320, 'opus' = 0x6F707573).
+    /// ('alac' = 0x616C6163, 'flac' = 0x666C6163 — kAudioFormatFLAC, whatever the container calls it —
+    /// 'aac ' = 0x61616320, 'opus' = 0x6F707573).
     public var codec: UInt32
     public var sampleRate: Double
     public var channelCount: Int

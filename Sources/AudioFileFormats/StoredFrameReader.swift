@@ -24,10 +24,11 @@ extension PacketFileReader: StoredFrameReader {}
 /// a CAF of compressed packets (PacketFileReader), else the PCM containers.
 public func openStoredFrameReader(path: String) throws -> StoredFrameReader {
     let file = try RawFile.open(path: path, forWriting: false)
-    var head = [UInt8](repeating: 0, count: 4)
-    let got = (try? head.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: 4, at: 0) }) ?? 0
+    var head = [UInt8](repeating: 0, count: 8)
+    let got = (try? head.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: 8, at: 0) }) ?? 0
     _ = posixClose(file.fd)
-    if got == 4 && FLACFileReader.sniff(head) { return try FLACFileReader(path: path) }
-    if got == 4 && head == Array("caff".utf8), try readCAFPacketStream(path: path) != nil { return try PacketFileReader(path: path) }
+    if got >= 4 && FLACFileReader.sniff(Array(head[0..<4])) { return try FLACFileReader(path: path) }
+    if got >= 4 && Array(head[0..<4]) == Array("caff".utf8), try readCAFPacketStream(path: path) != nil { return try PacketFileReader(path: path) }
+    if got == 8 && MP4PacketReader.sniff(head) { return try PacketFileReader(path: path) }
     return try AudioFileReader(path: path)
 }

@@ -113,11 +113,11 @@ import AudioCodecs
         let dir = TempDir()
         for (name, flags) in [("f.mp4", ["flac", "-sample_fmt", "s16", "-strict", "-2"]), ("ff.mp4", ["flac", "-sample_fmt", "s16", "-strict", "-2", "-movflags", "frag_keyframe+empty_moov"])] {
             let path = try Self.make(dir, name, flags)
-            let index = try checkAgainstFFprobe(path, codec: "'fLaC'")
+            let index = try checkAgainstFFprobe(path, codec: "'flac'")
             #expect(index.bitsPerSample == 16 && index.channelCount == 2 && index.validFrameCount == 57_330)
             let decoder = try AudioCodecRegistry.decoder(for: AudioStreamSetup(codec: index.codec, sampleRate: index.sampleRate, channelCount: index.channelCount,
                                                                                bitsPerSample: index.bitsPerSample, magicCookie: index.magicCookie))
-            #expect(AudioCodecRegistry.entry(for: 0x664C_6143)?.name == "FLAC")
+            #expect(AudioCodecRegistry.entry(for: 0x666C_6163)?.name == "FLAC")
             let file = fileBytes(path)
             var samples: [Int32] = []
             var block = [Int32](repeating: 0, count: decoder.maximumFramesPerPacket * decoder.channelCount)
@@ -240,7 +240,7 @@ import AudioCodecs
     }
 
     @Test func flacPacketDecoderRefusesWhatItCannotDecode() throws {
-        let setup = { (cookie: [UInt8], channels: Int) in AudioStreamSetup(codec: 0x664C_6143, sampleRate: 44_100, channelCount: channels, magicCookie: cookie) }
+        let setup = { (cookie: [UInt8], channels: Int) in AudioStreamSetup(codec: 0x666C_6163, sampleRate: 44_100, channelCount: channels, magicCookie: cookie) }
         #expect(throws: CodecError.self) { try AudioCodecRegistry.decoder(for: setup([], 2)) }
         #expect(throws: CodecError.self) { try AudioCodecRegistry.decoder(for: setup([0x80, 0, 0, 10, 1, 2], 2)) }
         guard Self.hasFFmpeg else { print("SKIP MP4 tests: ffmpeg/ffprobe is not installed"); return }

@@ -6,7 +6,7 @@
 //   compatible version, bit depth, pb, mb, kb, channels, max run, max frame bytes, average bit
 //   rate, sample rate), followed by the entry's `chan` box when there is one — the layout of
 //   Apple's ALAC magic cookie (ALACMagicCookieDescription.txt in Apple's ALAC sources).
-// - `fLaC` → 'fLaC': the `dfLa` full box's FLAC metadata blocks (STREAMINFO first), as the
+// - `fLaC` → 'flac' (kAudioFormatFLAC): the `dfLa` full box's FLAC metadata blocks (STREAMINFO first), as the
 //   "FLAC in ISOBMFF" encapsulation specifies them; rate, channels and depth come from STREAMINFO.
 // - `mp4a` → 'aac ' (object types 0x40, 0x66–0x68) or '.mp3' (0x69, 0x6B): the `esds`
 //   DecoderSpecificInfo (for AAC, the AudioSpecificConfig), as this project's brief asks. (Apple's
@@ -31,7 +31,7 @@ struct MP4AudioEntry {
 }
 
 enum MP4SampleEntryParser {
-    static let codecALAC: UInt32 = 0x616C_6163, codecFLAC: UInt32 = 0x664C_6143
+    static let codecALAC: UInt32 = 0x616C_6163, codecFLAC: UInt32 = 0x666C_6163   // Core Audio's kAudioFormatFLAC 'flac' (the MP4 sample entry is 'fLaC')
     static let codecAAC: UInt32 = 0x6161_6320, codecOpus: UInt32 = 0x6F70_7573, codecMP3: UInt32 = 0x2E6D_7033
 
     /// Parses the first sample entry of the `stsd` box `stsd` in `bytes`.
@@ -91,6 +91,7 @@ enum MP4SampleEntryParser {
             let (v, _) = try d.versionAndFlags()
             guard v == 0 else { throw MP4Problem("the dfLa box has version \(v); only 0 is defined") }
             let blocks = try d.take(d.remaining)
+            result.codec = codecFLAC
             let stream = [0x66, 0x4C, 0x61, 0x43] + blocks
             let info: FLACStreamInfo
             do {
