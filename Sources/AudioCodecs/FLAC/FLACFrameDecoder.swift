@@ -257,14 +257,8 @@ public final class FLACFrameDecoder {
                     i += 1
                 }
             } else {
-                // (each residual: one refill test and one leading-zero count in the bit
-                // reader; the output index is bounded by the partition arithmetic above)
-                let out = s + i
-                var m = 0
-                while m < count {
-                    out[m] = try r.readRice(k)
-                    m &+= 1
-                }
+                // (the output index is bounded by the partition arithmetic above)
+                try r.readRiceRun(into: s + i, count: count, parameter: k)
                 i &+= count
             }
         }
@@ -337,16 +331,24 @@ public final class FLACFrameDecoder {
 
     @inline(__always)
     private static func lpc(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int, _ c: UnsafeMutablePointer<Int64>, _ shift: Int) {
+        guard n > order else { return }
         var i = order
         let shift = Int64(shift)
+        let c0 = c[0]
+        // The newest sample stays in a register and its product is added last, so the
+        // dependency from one output sample to the next is one multiply, an add, the shift and
+        // the residual's add; the older terms do not wait for it.
+        var previous = s[i &- 1]
         while i < n {
             var sum: Int64 = 0
-            var j = 0
-            while j < order {
+            var j = order &- 1
+            while j > 0 {
                 sum &+= c[j] &* s[i &- 1 &- j]
-                j &+= 1
+                j &-= 1
             }
-            s[i] &+= sum &>> shift
+            sum &+= c0 &* previous
+            previous = s[i] &+ (sum &>> shift)
+            s[i] = previous
             i &+= 1
         }
     }
