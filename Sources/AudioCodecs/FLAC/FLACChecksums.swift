@@ -47,24 +47,17 @@ public enum FLACChecksums {
         crc16Slices.withUnsafeBufferPointer { t in
             let t = t.baseAddress!
             while i &+ 8 <= n {
-                let x0 = Int(p[i] ^ UInt8(truncatingIfNeeded: c >> 8)), x1 = Int(p[i &+ 1] ^ UInt8(truncatingIfNeeded: c))
-                c = t[7 * 256 + x0] ^ t[6 * 256 + x1] ^ t[5 * 256 + Int(p[i &+ 2])] ^ t[4 * 256 + Int(p[i &+ 3])]
-                    ^ t[3 * 256 + Int(p[i &+ 4])] ^ t[2 * 256 + Int(p[i &+ 5])] ^ t[256 + Int(p[i &+ 6])] ^ t[Int(p[i &+ 7])]
+                // The eight bytes as one big-endian word, the register XOR-ed into its top two.
+                let w = UInt64(bigEndian: UnsafeRawPointer(p + i).loadUnaligned(as: UInt64.self)) ^ UInt64(c) &<< 48
+                @inline(__always) func byte(_ k: UInt64) -> Int { Int(truncatingIfNeeded: (w &>> (8 &* k)) & 0xFF) }
+                c = t[7 * 256 + byte(7)] ^ t[6 * 256 + byte(6)] ^ t[5 * 256 + byte(5)] ^ t[4 * 256 + byte(4)]
+                    ^ t[3 * 256 + byte(3)] ^ t[2 * 256 + byte(2)] ^ t[256 + byte(1)] ^ t[byte(0)]
                 i &+= 8
             }
             while i < n {
                 c = (c << 8) ^ t[Int(UInt8(truncatingIfNeeded: c >> 8) ^ p[i])]
                 i &+= 1
             }
-        }
-        return c
-    }
-
-    /// The CRC-16 a byte at a time (the definition; tests compare the sliced one with it).
-    static func crc16Bytewise(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt16 {
-        var c: UInt16 = 0
-        crc16Table.withUnsafeBufferPointer { t in
-            for i in 0..<n { c = (c << 8) ^ t[Int(UInt8(truncatingIfNeeded: c >> 8) ^ p[i])] }
         }
         return c
     }
