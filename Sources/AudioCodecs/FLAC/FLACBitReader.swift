@@ -14,8 +14,11 @@
 // always: a code longer than ~56 bits means a quotient beyond 2^40 and k small — real encoders
 // never produce one, and the slow path handles it exactly).
 //
+// The loop over a whole Rice partition is in C (CFLACKernels), for LZCNT/BMI2.
+//
 // Positions are in bits from the range's start, so the frame decoder can check CRCs over exact
 // byte spans.
+import CFLACKernels
 
 struct FLACBitReader {
     let base: UnsafePointer<UInt8>
@@ -130,40 +133,24 @@ struct FLACBitReader {
         return Int64(bitPattern: folded &>> 1) ^ (0 &- Int64(bitPattern: folded & 1))
     }
 
-    /// `n` Rice-coded residuals with parameter `k` (0…30) into `out[0..<n]`: `readRice` in a
-    /// loop whose reader state lives in registers. The loop leaves the fast path only within 8
-    /// bytes of the range's end or for a code longer than the counted bits, and goes on with
-    /// `readRice` for that one code (or, near the end, for the rest).
+    /// Whether the Rice loop may use LZCNT and BMI2 (CPUID, once; see CFLACKernels.h).
+    static let riceLoopUsesLZCNT = cflac_has_lzcnt() != 0
+
+    /// `n` Rice-coded residuals with parameter `k` (0…30) into `out[0..<n]`: the C loop of
+    /// CFLACKernels, which keeps the reader's state in registers and stops within 8 bytes of the
+    /// range's end or at a code longer than its counted bits; `readRice` (checked, throwing)
+    /// decodes that code, and the loop goes on.
     @inline(__always)
     mutating func readRiceRun(into out: UnsafeMutablePointer<Int64>, count n: Int, parameter k: Int) throws {
         var m = 0
-        let lastWordStart = count &- 8
-        let kk = UInt64(truncatingIfNeeded: k), lowShift = UInt64(truncatingIfNeeded: 63 &- k)
+        let fast = Self.riceLoopUsesLZCNT
         while m < n {
-            var cache = self.cache, bits = self.cacheBits, position = self.bytePosition
-            while m < n {
-                if bits < 32 {
-                    if position > lastWordStart { break }
-                    let word = UInt64(bigEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
-                    cache |= word &>> UInt64(truncatingIfNeeded: bits)
-                    let bytes = (63 &- bits) &>> 3
-                    position &+= bytes
-                    bits &+= bytes &<< 3
-                }
-                // (`| 1`: a zero cache counts 63, which no counted code fits, instead of 64)
-                let lz = (cache | 1).leadingZeroBitCount
-                let length = lz &+ 1 &+ k
-                if length > bits { break }
-                let afterStop = cache &<< UInt64(truncatingIfNeeded: lz &+ 1)
-                let folded = UInt64(truncatingIfNeeded: lz) &<< kk | (afterStop &>> 1) &>> lowShift
-                cache = cache &<< UInt64(truncatingIfNeeded: length)
-                bits &-= length
-                out[m] = Int64(bitPattern: folded &>> 1) ^ (0 &- Int64(bitPattern: folded & 1))
-                m &+= 1
-            }
-            self.cache = cache
-            self.cacheBits = bits
-            self.bytePosition = position
+            var state = CFLACBits(base: base, count: count, position: bytePosition, cache: cache, bits: cacheBits)
+            m &+= fast ? cflac_rice_run_lzcnt(&state, out + m, n &- m, Int32(truncatingIfNeeded: k))
+                       : cflac_rice_run_portable(&state, out + m, n &- m, Int32(truncatingIfNeeded: k))
+            cache = state.cache
+            cacheBits = state.bits
+            bytePosition = state.position
             if m < n {
                 out[m] = try readRice(k)
                 m &+= 1
