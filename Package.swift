@@ -48,8 +48,11 @@ let package = Package(
         .target(name: "AudioKernels", dependencies: ["CFFTKernels", "CResamplerKernels", "CMixKernels", "CEffectKernels"], swiftSettings: optimize),
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU; native FLAC read). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
+        // The FLAC decoder's Rice-code loop in C: LZCNT + BMI2 variant chosen at runtime, and a
+        // portable one. No Apple names; no allocation.
+        .target(name: "CFLACKernels"),
         // Codecs (FLAC so far), from their specifications. No Apple names.
-        .target(name: "AudioCodecs", swiftSettings: optimize),
+        .target(name: "AudioCodecs", dependencies: ["CFLACKernels"], swiftSettings: optimize),
         // Standard MIDI Files read and written exactly, and tempo maps. No Apple names.
         .target(name: "MIDIFiles", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends

@@ -73,6 +73,7 @@ FORMATS = {
     "caf16": ("CAF 16-bit 44.1k", "caf", "CAF", "PCM_16", "BIG", 16, False, 44100),
     "aiff16": ("AIFF 16-bit 44.1k", "aiff", "AIFF", "PCM_16", "BIG", 16, False, 44100),
     "flac16": ("FLAC 16-bit", "flac", "FLAC", "PCM_16", "FILE", 16, False, 48000),
+    "flac24": ("FLAC 24-bit", "flac", "FLAC", "PCM_24", "FILE", 24, False, 48000),
 }
 INPUT_VERSION = 1  # bump when the material or the input files change
 

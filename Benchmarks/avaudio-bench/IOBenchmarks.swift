@@ -37,6 +37,7 @@ struct IOFormat {
         IOFormat(key: "aiff16", label: "AIFF 16-bit 44.1k", fileExtension: "aiff", bits: 16, isFloat: false, bigEndian: true, sampleRate: 44_100),
         // Native FLAC (lossless: the encode is the FLACEncoder, the decode the FLAC reader).
         IOFormat(key: "flac16", label: "FLAC 16-bit", fileExtension: "flac", bits: 16, isFloat: false, bigEndian: false, sampleRate: 48_000),
+        IOFormat(key: "flac24", label: "FLAC 24-bit", fileExtension: "flac", bits: 24, isFloat: false, bigEndian: false, sampleRate: 48_000),
     ]
 
     static func named(_ key: String) throws -> IOFormat {

@@ -195,8 +195,14 @@ public final class FLACFileReader: @unchecked Sendable {
                     continue
                 }
             }
-            if position > start { skipped += 1 }
-            position += 1
+            // On to the next 0xFF byte (the only byte a sync code starts with): memchr's wide
+            // scan instead of testing the frame's bytes one by one.
+            var next = p.count
+            if position + 1 < p.count, let hit = memchr(p.baseAddress! + position + 1, 0xFF, p.count - position - 1) {
+                next = p.baseAddress!.distance(to: hit.assumingMemoryBound(to: UInt8.self))
+            }
+            skipped += max(0, next - max(position, start + 1))
+            position = next
         }
         if offsets.first.map({ $0 != start }) ?? true, p.count > start {
             warnings.append("the audio does not start with a FLAC frame; \(skipped) bytes were skipped looking for frames")
@@ -218,6 +224,55 @@ public final class FLACFileReader: @unchecked Sendable {
     /// Reads up to `frames` frames from frame `frame` into `buffer` (`frames × bytesPerFrame`
     /// bytes), as `description` says. Returns the frames read (0 at or past the end).
     public func read(frames: Int, startingAt frame: Int64, into buffer: UnsafeMutableRawPointer) throws -> Int {
+        let channels = info.channelCount
+        let width = description.encoding.bytesPerSample
+        let shift = Int64(width * 8 - info.bitsPerSample)
+        return try decodeFrames(frames: frames, startingAt: frame) { c, s, n, done in
+            var out = buffer + (done * channels + c) * width
+            let stride = channels * width
+            switch width {
+            case 1:
+                for i in 0..<n { out.storeBytes(of: Int8(truncatingIfNeeded: s[i] << shift), as: Int8.self); out += stride }
+            case 2:
+                for i in 0..<n { out.storeBytes(of: Int16(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int16.self); out += stride }
+            case 3:
+                for i in 0..<n {
+                    let v = UInt32(truncatingIfNeeded: s[i] << shift)
+                    out.storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
+                    (out + 1).storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), as: UInt8.self)
+                    (out + 2).storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), as: UInt8.self)
+                    out += stride
+                }
+            default:
+                for i in 0..<n { out.storeBytes(of: Int32(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int32.self); out += stride }
+            }
+        }
+    }
+
+    /// Reads up to `frames` frames from frame `frame` straight into one Float32 array per
+    /// channel (`channels[c]`, `frames` samples each): the values `read` followed by the
+    /// sample conversion of `description`'s encoding would give (SampleScaling: the container
+    /// integer over 2^(container bits − 1)), without the interleaved integer copy in between.
+    public func readFloat32(frames: Int, startingAt frame: Int64, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Int? {
+        let width = description.encoding.bytesPerSample
+        let shift = Int64(width * 8 - info.bitsPerSample)
+        // (the scale is a power of two: exact; the conversion rounds only 32-bit integers)
+        let scale = 1 / Float(Int64(1) << Int64(width * 8 - 1))
+        return try decodeFrames(frames: frames, startingAt: frame) { c, s, n, done in
+            let out = channels[c] + done
+            var i = 0
+            while i < n {
+                out[i] = Float(Int32(truncatingIfNeeded: s[i] &<< shift)) * scale
+                i &+= 1
+            }
+        }
+    }
+
+    /// Decodes the FLAC frames covering `frames` frames from `frame` and hands each channel's
+    /// part of each to `emit(channel, samples, count, framesAlreadyDone)`. Returns the frames
+    /// delivered.
+    private func decodeFrames(frames: Int, startingAt frame: Int64,
+                              _ emit: (Int, UnsafePointer<Int64>, Int, Int) -> Void) throws -> Int {
         guard frame >= 0, frames >= 0 else {
             throw AudioFileFormatError(code: Code.position,
                                        message: "cannot read \(frames) frames at frame \(frame) of \(quoted(path)): positions and counts must not be negative")
@@ -230,8 +285,6 @@ public final class FLACFileReader: @unchecked Sendable {
             }
             let bytes = mapping.bytes
             let channels = info.channelCount
-            let width = description.encoding.bytesPerSample
-            let shift = Int64(width * 8 - info.bitsPerSample)
             var done = 0
             // The frame holding `frame`: the last start at or before it.
             var k = frameStarts.lastIndex(before: frame + 1)
@@ -255,27 +308,7 @@ public final class FLACFileReader: @unchecked Sendable {
                 let end = k + 1 < frameStarts.count ? Int(frameStarts[k + 1] - frameStarts[k]) : Int(frameCount - frameStarts[k])
                 let n = min(wanted - done, end - first)
                 guard n > 0 else { k += 1; continue }
-                for c in 0..<channels {
-                    let s = decoder.samples(channel: c) + first
-                    var out = buffer + (done * channels + c) * width
-                    let stride = channels * width
-                    switch width {
-                    case 1:
-                        for i in 0..<n { out.storeBytes(of: Int8(truncatingIfNeeded: s[i] << shift), as: Int8.self); out += stride }
-                    case 2:
-                        for i in 0..<n { out.storeBytes(of: Int16(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int16.self); out += stride }
-                    case 3:
-                        for i in 0..<n {
-                            let v = UInt32(truncatingIfNeeded: s[i] << shift)
-                            out.storeBytes(of: UInt8(truncatingIfNeeded: v), as: UInt8.self)
-                            (out + 1).storeBytes(of: UInt8(truncatingIfNeeded: v >> 8), as: UInt8.self)
-                            (out + 2).storeBytes(of: UInt8(truncatingIfNeeded: v >> 16), as: UInt8.self)
-                            out += stride
-                        }
-                    default:
-                        for i in 0..<n { out.storeBytes(of: Int32(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int32.self); out += stride }
-                    }
-                }
+                for c in 0..<channels { emit(c, decoder.samples(channel: c) + first, n, done) }
                 done += n
                 k += 1
             }

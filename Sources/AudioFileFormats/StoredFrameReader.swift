@@ -12,11 +12,18 @@ public protocol StoredFrameReader: AnyObject {
     var warnings: [String] { get }
     /// Reads up to `frames` frames from frame `frame` into `buffer`; returns the frames read.
     func read(frames: Int, startingAt frame: Int64, into buffer: UnsafeMutableRawPointer) throws -> Int
+    /// Reads up to `frames` frames from frame `frame` straight into one Float32 array per
+    /// channel, scaled as the sample conversion of `description`'s encoding scales them; nil
+    /// when the reader has no such path (the caller then converts what `read` gives). For
+    /// readers that produce samples rather than copy them (FLAC), this skips a copy.
+    func readFloat32(frames: Int, startingAt frame: Int64, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Int?
     var isClosed: Bool { get }
     func close()
 }
 
-extension AudioFileReader: StoredFrameReader {}
+extension AudioFileReader: StoredFrameReader {
+    public func readFloat32(frames: Int, startingAt frame: Int64, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Int? { nil }
+}
 extension FLACFileReader: StoredFrameReader {}
 extension PacketFileReader: StoredFrameReader {}
 

@@ -68,6 +68,16 @@ final class FileSampleCodec {
             let destination = buffer.rawBufferPointers[0] + offset * buffer.bytesPerFrameInEachBuffer
             return try reader.read(frames: frames, startingAt: position, into: destination)
         }
+        if buffer.format.commonFormat == .pcmFormatFloat32, !buffer.format.isInterleaved,
+           Int(buffer.format.channelCount) == reader.description.channelCount {
+            // Readers that decode (FLAC) write the processing layout themselves: no staging copy.
+            let channels = Int(buffer.format.channelCount), planes = buffer.rawBufferPointers
+            let got = try withUnsafeTemporaryAllocation(of: UnsafeMutablePointer<Float>.self, capacity: channels) { floats -> Int? in
+                for c in 0..<channels { floats[c] = (planes[c] + offset * 4).assumingMemoryBound(to: Float.self) }
+                return try reader.readFloat32(frames: frames, startingAt: position, into: UnsafePointer(floats.baseAddress!))
+            }
+            if let got { return got }
+        }
         let staging = stagingBuffer()
         let got = try reader.read(frames: frames, startingAt: position, into: staging)
         SampleConversion.decode(frameCount: got, from: staging, encoding: encoding, bigEndian: bigEndian,

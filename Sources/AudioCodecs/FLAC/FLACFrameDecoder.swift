@@ -257,41 +257,99 @@ public final class FLACFrameDecoder {
                     i += 1
                 }
             } else {
-                for _ in 0..<count {
-                    let q = UInt64(try r.readUnary())
-                    let v = q << UInt64(k) | (try r.read(k))
-                    s[i] = Int64(bitPattern: v >> 1) ^ -Int64(bitPattern: v & 1)
-                    i += 1
-                }
+                // (the output index is bounded by the partition arithmetic above)
+                try r.readRiceRun(into: s + i, count: count, parameter: k)
+                i &+= count
             }
         }
     }
 
     /// Fixed polynomial predictors of order 0…4: the residuals in `s[order...]` become samples
-    /// (the caller checked `order <= n`).
+    /// (the caller checked `order <= n`). Each order is its own loop, the previous samples kept in
+    /// registers.
     static func restoreFixed(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int) {
+        guard order > 0, n > order else { return }
         var i = order
         switch order {
-        case 1: while i < n { s[i] &+= s[i - 1]; i += 1 }
-        case 2: while i < n { s[i] &+= 2 &* s[i - 1] &- s[i - 2]; i += 1 }
-        case 3: while i < n { s[i] &+= 3 &* s[i - 1] &- 3 &* s[i - 2] &+ s[i - 3]; i += 1 }
-        case 4: while i < n { s[i] &+= 4 &* s[i - 1] &- 6 &* s[i - 2] &+ 4 &* s[i - 3] &- s[i - 4]; i += 1 }
+        case 1:
+            var a = s[0]
+            while i < n { a &+= s[i]; s[i] = a; i &+= 1 }
+        case 2:
+            var a = s[1], b = s[0]
+            while i < n { let v = s[i] &+ 2 &* a &- b; s[i] = v; b = a; a = v; i &+= 1 }
+        case 3:
+            var a = s[2], b = s[1], d = s[0]
+            while i < n { let v = s[i] &+ 3 &* (a &- b) &+ d; s[i] = v; d = b; b = a; a = v; i &+= 1 }
+        case 4:
+            var a = s[3], b = s[2], d = s[1], e = s[0]
+            while i < n { let v = s[i] &+ 4 &* (a &+ d) &- 6 &* b &- e; s[i] = v; e = d; d = b; b = a; a = v; i &+= 1 }
         default: break
         }
     }
 
-    /// Linear prediction: s[i] += (Σ c[j]·s[i−1−j]) >> shift.
+    /// Linear prediction: s[i] += (Σ c[j]·s[i−1−j]) >> shift, wrapping 64-bit arithmetic (the
+    /// sums of a valid stream fit; a hostile one gets wrong samples, never a trap). Every order
+    /// 1…32 gets its own copy of the loop with the order a constant, so the compiler unrolls
+    /// the inner sum.
     static func restoreLPC(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int, _ c: UnsafeMutablePointer<Int64>, _ shift: Int) {
+        switch order {
+        case 1: lpc(s, n, 1, c, shift)
+        case 2: lpc(s, n, 2, c, shift)
+        case 3: lpc(s, n, 3, c, shift)
+        case 4: lpc(s, n, 4, c, shift)
+        case 5: lpc(s, n, 5, c, shift)
+        case 6: lpc(s, n, 6, c, shift)
+        case 7: lpc(s, n, 7, c, shift)
+        case 8: lpc(s, n, 8, c, shift)
+        case 9: lpc(s, n, 9, c, shift)
+        case 10: lpc(s, n, 10, c, shift)
+        case 11: lpc(s, n, 11, c, shift)
+        case 12: lpc(s, n, 12, c, shift)
+        case 13: lpc(s, n, 13, c, shift)
+        case 14: lpc(s, n, 14, c, shift)
+        case 15: lpc(s, n, 15, c, shift)
+        case 16: lpc(s, n, 16, c, shift)
+        case 17: lpc(s, n, 17, c, shift)
+        case 18: lpc(s, n, 18, c, shift)
+        case 19: lpc(s, n, 19, c, shift)
+        case 20: lpc(s, n, 20, c, shift)
+        case 21: lpc(s, n, 21, c, shift)
+        case 22: lpc(s, n, 22, c, shift)
+        case 23: lpc(s, n, 23, c, shift)
+        case 24: lpc(s, n, 24, c, shift)
+        case 25: lpc(s, n, 25, c, shift)
+        case 26: lpc(s, n, 26, c, shift)
+        case 27: lpc(s, n, 27, c, shift)
+        case 28: lpc(s, n, 28, c, shift)
+        case 29: lpc(s, n, 29, c, shift)
+        case 30: lpc(s, n, 30, c, shift)
+        case 31: lpc(s, n, 31, c, shift)
+        case 32: lpc(s, n, 32, c, shift)
+        default: lpc(s, n, order, c, shift)
+        }
+    }
+
+    @inline(__always)
+    private static func lpc(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ order: Int, _ c: UnsafeMutablePointer<Int64>, _ shift: Int) {
+        guard n > order else { return }
         var i = order
+        let shift = Int64(shift)
+        let c0 = c[0]
+        // The newest sample stays in a register and its product is added last, so the
+        // dependency from one output sample to the next is one multiply, an add, the shift and
+        // the residual's add; the older terms do not wait for it.
+        var previous = s[i &- 1]
         while i < n {
             var sum: Int64 = 0
-            var j = 0
-            while j < order {
-                sum &+= c[j] &* s[i - 1 - j]
-                j += 1
+            var j = order &- 1
+            while j > 0 {
+                sum &+= c[j] &* s[i &- 1 &- j]
+                j &-= 1
             }
-            s[i] &+= sum >> Int64(shift)
-            i += 1
+            sum &+= c0 &* previous
+            previous = s[i] &+ (sum &>> shift)
+            s[i] = previous
+            i &+= 1
         }
     }
 
