@@ -1,6 +1,7 @@
 // What the decode path above the containers needs from a file: its stored sample layout, its
 // length, and positional reads of raw interleaved frames. PCM containers (AudioFileReader) read
-// them from the file; native FLAC (FLACFileReader) decodes them.
+// them from the file; native FLAC (FLACFileReader) and compressed packets in CAF or MP4
+// (PacketFileReader) decode them.
 
 public protocol StoredFrameReader: AnyObject {
     var path: String { get }
@@ -21,9 +22,12 @@ public protocol StoredFrameReader: AnyObject {
     func close()
 }
 
-extension AudioFileReader: StoredFrameReader {
+extension StoredFrameReader {
+    /// No direct Float32 path by default: the caller converts what `read` gives.
     public func readFloat32(frames: Int, startingAt frame: Int64, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Int? { nil }
 }
+
+extension AudioFileReader: StoredFrameReader {}
 extension FLACFileReader: StoredFrameReader {}
 extension PacketFileReader: StoredFrameReader {}
 
