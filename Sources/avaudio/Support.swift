@@ -143,6 +143,15 @@ func sniffContainer(_ url: URL) -> ContainerInfo {
     case (".snd"?, _): return ContainerInfo(name: "NeXT/Sun AU", fileTypeID: "NeXT")
     case ("fLaC"?, _): return ContainerInfo(name: "FLAC", fileTypeID: "flac")
     default:
+        // ISO base media: `ftyp` at offset 4, its major brand at 8 ('M4A ' → Apple's M4A type
+        // 'm4af', 'qt  ' → QuickTime, others → MPEG-4 'mp4f').
+        if text(4..<8) == "ftyp", let brand = text(8..<12) {
+            switch brand {
+            case "M4A ", "M4B ", "M4P ": return ContainerInfo(name: "MPEG-4 audio (M4A)", fileTypeID: "m4af")
+            case "qt  ": return ContainerInfo(name: "QuickTime", fileTypeID: nil)
+            default: return ContainerInfo(name: "MPEG-4", fileTypeID: "mp4f")
+            }
+        }
         if let guess = Container(fileExtension: url.pathExtension) {
             return ContainerInfo(name: guess.displayName + " (by extension)", fileTypeID: fourCC(guess.fileTypeID))
         }

@@ -202,6 +202,20 @@ final class AvaudioToolTests {
         #expect(text.stdout.contains("Codec:") && text.stdout.contains("FLAC, from 16-bit source") && text.stdout.contains("kbit/s"))
     }
 
+    @Test func infoNamesAnM4AOfAppleLossless() throws {
+        guard AVAudioFileFLACWritingTests.hasFFmpeg else { print("SKIP avaudio info on an ALAC .m4a: ffmpeg is not installed"); return }
+        let wav = try writeWAV("tone.wav", sampleRate: 44_100, channels: 2, frames: 22_050) { c, i in
+            Float((0.5 * sin(2 * Double.pi * 441 * Double(i) / 44_100) * 32_767).rounded() / 32_768) * (c == 0 ? 1 : 0.5)
+        }
+        let m4a = directory.appendingPathComponent("tone.m4a")
+        #expect(AVAudioFileFLACWritingTests.run(["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "alac", m4a.path])?.status == 0)
+        let run = try AvaudioTool.run(["info", m4a.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("MPEG-4 audio (M4A) ('m4af')"), "\(run.stdout)")
+        #expect(run.stdout.contains("Apple Lossless, from 16-bit source, 4096 frames/packet"), "\(run.stdout)")
+        #expect(run.stdout.contains("22050 frames"))
+    }
+
     @Test func convertToTwentyFourBitCAFAndBackIsLossless() throws {
         // More than one 65536-frame chunk, pseudo-random 16-bit values on both channels.
         var seed: UInt32 = 12_345
