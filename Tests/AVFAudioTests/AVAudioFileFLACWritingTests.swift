@@ -127,6 +127,18 @@ import AVFoundation
         return file
     }
 
+    /// Interleaved stereo 16-bit `samples` as a 44.1 kHz WAV (ffmpeg's input for size comparisons).
+    static func writeStereo16WAV(_ samples: [Int32], to wav: URL) throws {
+        let pcm = try AVAudioFile(forWriting: wav, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 44100,
+                                                              AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 16],
+                                  commonFormat: .pcmFormatInt16, interleaved: true)
+        let buffer = AVAudioPCMBuffer(pcmFormat: pcm.processingFormat, frameCapacity: AVAudioFrameCount(samples.count / 2))!
+        buffer.frameLength = buffer.frameCapacity
+        for i in samples.indices { buffer.int16ChannelData![0][i] = Int16(samples[i]) }
+        try pcm.write(from: buffer)
+        pcm.close()
+    }
+
     /// Our reader's samples as integers of `bits`.
     static func readOurs(_ url: URL, bits: Int) throws -> [Int32] {
         let int32 = bits > 24
@@ -352,14 +364,7 @@ import AVFoundation
         let ours = dir.appendingPathComponent("ours.flac")
         try Self.write(samples, channels: 2, bits: 16, rate: 44100, to: ours)
         let wav = dir.appendingPathComponent("in.wav")
-        let pcm = try AVAudioFile(forWriting: wav, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 44100,
-                                                              AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 16],
-                                  commonFormat: .pcmFormatInt16, interleaved: true)
-        let buffer = AVAudioPCMBuffer(pcmFormat: pcm.processingFormat, frameCapacity: AVAudioFrameCount(samples.count / 2))!
-        buffer.frameLength = buffer.frameCapacity
-        for i in samples.indices { buffer.int16ChannelData![0][i] = Int16(samples[i]) }
-        try pcm.write(from: buffer)
-        pcm.close()
+        try Self.writeStereo16WAV(samples, to: wav)
         let theirs = dir.appendingPathComponent("ffmpeg.flac")
         #expect(Self.run(["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "flac", theirs.path])?.status == 0)
         let ourSize = try FileManager.default.attributesOfItem(atPath: ours.path)[.size] as! Int
@@ -417,14 +422,7 @@ import AVFoundation
         #expect(!FileManager.default.fileExists(atPath: bad.path))
         guard Self.hasFFmpeg else { print("SKIP FLAC level sizes against ffmpeg: ffmpeg is not installed"); return }
         let wav = dir.appendingPathComponent("in.wav")
-        let pcm = try AVAudioFile(forWriting: wav, settings: [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 44100,
-                                                              AVNumberOfChannelsKey: 2, AVLinearPCMBitDepthKey: 16],
-                                  commonFormat: .pcmFormatInt16, interleaved: true)
-        let buffer = AVAudioPCMBuffer(pcmFormat: pcm.processingFormat, frameCapacity: AVAudioFrameCount(samples.count / 2))!
-        buffer.frameLength = buffer.frameCapacity
-        for i in samples.indices { buffer.int16ChannelData![0][i] = Int16(samples[i]) }
-        try pcm.write(from: buffer)
-        pcm.close()
+        try Self.writeStereo16WAV(samples, to: wav)
         for level in [0, 3, 5, 8] {
             let theirs = dir.appendingPathComponent("ffmpeg\(level).flac")
             #expect(Self.run(["ffmpeg", "-v", "error", "-y", "-i", wav.path, "-c:a", "flac", "-compression_level", "\(level)", theirs.path])?.status == 0)

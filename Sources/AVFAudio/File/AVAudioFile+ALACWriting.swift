@@ -58,18 +58,8 @@ extension AVAudioFile {
         let encoding: SampleEncoding = bits <= 16 ? .signed16 : bits <= 24 ? .signed24 : .signed32
         let description = AudioDataDescription(sampleRate: rate, channelCount: channels, encoding: encoding, bigEndian: false,
                                                validBitsPerSample: bits)
-        var layout: AVAudioChannelLayout?
-        if let data = settings[AVChannelLayoutKey] as? Data, let parsed = AVAudioFormat.channelLayout(from: data) {
-            guard parsed.channelCount == AVAudioChannelCount(channels) else {
-                throw refuse("the channel layout has \(parsed.channelCount) channels, the settings \(channels)")
-            }
-            layout = parsed
-        } else if channels > 2 {
-            // ALAC's channels come in a fixed order per count: the layout that order implies.
-            let tags: [AudioChannelLayoutTag] = [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
-                                                 kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B]
-            layout = AVAudioChannelLayout(layoutTag: tags[channels - 3])
-        }
+        // Without a layout in the settings, ALAC's fixed channel order per count implies one.
+        let layout = try settingsChannelLayout(settings, channels: channels, refuse: refuse) ?? alacChannelLayout(channels: channels)
         let flags: AudioFormatFlags
         switch bits {
         case 16: flags = kAppleLosslessFormatFlag_16BitSourceData

@@ -97,15 +97,7 @@ extension AVAudioFile {
         let encoding: SampleEncoding = bits <= 8 ? .signed8 : bits <= 16 ? .signed16 : bits <= 24 ? .signed24 : .signed32
         let description = AudioDataDescription(sampleRate: rate, channelCount: channels, encoding: encoding, bigEndian: false,
                                                validBitsPerSample: bits)
-        var layout: AVAudioChannelLayout?
-        if let data = settings[AVChannelLayoutKey] as? Data, let parsed = AVAudioFormat.channelLayout(from: data) {
-            guard parsed.channelCount == AVAudioChannelCount(channels) else {
-                throw refuse("the channel layout has \(parsed.channelCount) channels, the settings \(channels)")
-            }
-            layout = parsed
-        } else {
-            layout = channelLayout(for: description)?.value
-        }
+        let layout = try settingsChannelLayout(settings, channels: channels, refuse: refuse) ?? channelLayout(for: description)?.value
         guard let level = flacCompressionLevel(settings) else {
             throw refuse("FLAC compression levels are 0 to 8, not \(settings[_FLACCompressionLevelKey].map { "\($0)" } ?? "?")")
         }

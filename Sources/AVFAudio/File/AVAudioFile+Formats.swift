@@ -115,12 +115,26 @@ extension AVAudioFile {
     /// would mislabel the channels). Otherwise what `channelLayout(for:)` gives.
     static func packetChannelLayout(_ reader: PacketFileReader) -> (value: AVAudioChannelLayout?, Void)? {
         let d = reader.description
-        if reader.index.codec == kAudioFormatAppleLossless, d.channelCount > 2 {
-            let tags: [AudioChannelLayoutTag] = [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
-                                                 kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B]
-            if d.channelCount <= 8, let layout = AVAudioChannelLayout(layoutTag: tags[d.channelCount - 3]) { return (layout, ()) }
-        }
+        if reader.index.codec == kAudioFormatAppleLossless, let layout = alacChannelLayout(channels: d.channelCount) { return (layout, ()) }
         return channelLayout(for: d)
+    }
+
+    /// The layout ALAC's fixed channel order implies for 3–8 channels (nil for 1–2 and above 8).
+    static func alacChannelLayout(channels: Int) -> AVAudioChannelLayout? {
+        let tags: [AudioChannelLayoutTag] = [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
+                                             kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B]
+        guard (3...8).contains(channels) else { return nil }
+        return AVAudioChannelLayout(layoutTag: tags[channels - 3])
+    }
+
+    /// The layout `settings` give under AVChannelLayoutKey (nil when absent or unreadable);
+    /// throws `refuse`'s error when its channel count is not `channels`. For the codec writers.
+    static func settingsChannelLayout(_ settings: [String: Any], channels: Int, refuse: (String) -> NSError) throws -> AVAudioChannelLayout? {
+        guard let data = settings[AVChannelLayoutKey] as? Data, let parsed = AVAudioFormat.channelLayout(from: data) else { return nil }
+        guard parsed.channelCount == AVAudioChannelCount(channels) else {
+            throw refuse("the channel layout has \(parsed.channelCount) channels, the settings \(channels)")
+        }
+        return parsed
     }
 
     /// The AVAudioFormat describing how the file stores samples.
