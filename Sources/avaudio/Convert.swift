@@ -33,7 +33,8 @@ struct Convert: ParsableCommand {
             The output container comes from --format, else from OUT's extension (.wav, .aif/.aiff, \
             .aifc, .caf, .au/.snd, .flac). The sample format defaults to the input's (bit depth, integer \
             or float, µ-law/A-law; FLAC keeps integer depths and stores float input as 24-bit, \
-            --level 0–8 choosing its compression); flags override it. Sample rate and channel count are kept \
+            --level 0–8 choosing its compression; --alac writes Apple Lossless into .caf); flags \
+            override it. Sample rate and channel count are kept \
             unless --rate or --channels change them, through AVAudioConverter.
 
             Channel count changes remap channels by their layout labels (stereo → mono keeps the \
@@ -76,6 +77,9 @@ struct Convert: ParsableCommand {
 
     @Option(help: "FLAC compression level, 0 (fastest) to 8 (smallest); default 5.")
     var level: Int?
+
+    @Flag(help: "Write Apple Lossless (ALAC) into a .caf file (16, 20, 24 or 32 bits; default the input's depth, 24 for float input).")
+    var alac = false
 
     @Flag(help: "Write floating-point samples (32-bit unless --bits 64).")
     var float = false
@@ -139,6 +143,13 @@ struct Convert: ParsableCommand {
         if dither && (ulaw || alaw) { throw ValidationError("--dither applies when writing linear integers, not G.711") }
         if dither && effects.any { throw ValidationError("--dither cannot be combined with effects") }
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
+        if alac {
+            guard container == .caf else { throw ValidationError("--alac writes Apple Lossless into CAF: give OUT the .caf extension or --format caf") }
+            if float || ulaw || alaw { throw ValidationError("Apple Lossless stores integer samples: drop --\(float ? "float" : ulaw ? "ulaw" : "alaw")") }
+            if bigEndian || littleEndian { throw ValidationError("Apple Lossless has no byte order to choose: drop --\(bigEndian ? "big" : "little")-endian") }
+            if dither { throw ValidationError("--dither is not available for Apple Lossless output yet") }
+            if let bits, ![16, 20, 24, 32].contains(bits) { throw ValidationError("Apple Lossless stores 16, 20, 24 or 32 bits, not \(bits)") }
+        }
         if container == .flac {
             if float || ulaw || alaw { throw ValidationError("FLAC stores integer samples: drop --\(float ? "float" : ulaw ? "ulaw" : "alaw")") }
             if bigEndian || littleEndian { throw ValidationError("FLAC has no byte order to choose: drop --\(bigEndian ? "big" : "little")-endian") }
@@ -441,6 +452,14 @@ struct Convert: ParsableCommand {
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
         if let format { settings[AVAudioFileTypeKey] = format.fileTypeID }
 
+        if alac {
+            // Apple Lossless stores 16, 20, 24 or 32 bits: the input's integer depth rounded up to
+            // one of those, 24 for floating point, 16 for G.711.
+            let source = facts.isLinearPCM && !facts.isFloat ? facts.bitsPerChannel : facts.isFloat ? 24 : 16
+            settings[AVFormatIDKey] = kAudioFormatAppleLossless
+            settings[AVEncoderBitDepthHintKey] = bits ?? [16, 20, 24, 32].first { $0 >= source } ?? 32
+            return settings
+        }
         if container == .flac {
             // FLAC stores integers: the input's depth when it holds integers, else 24 bits for
             // floating point (what a float source keeps of its 24-bit mantissa) and 16 for G.711.
@@ -491,7 +510,7 @@ struct Convert: ParsableCommand {
     }
 
     private func outputPrecision(_ settings: [String: Any]) -> Int {
-        if settings[AVFormatIDKey] as? AudioFormatID == kAudioFormatFLAC { return settings[AVEncoderBitDepthHintKey] as? Int ?? 16 }
+        if [kAudioFormatFLAC, kAudioFormatAppleLossless].contains(settings[AVFormatIDKey] as? AudioFormatID) { return settings[AVEncoderBitDepthHintKey] as? Int ?? 16 }
         guard let id = settings[AVFormatIDKey] as? AudioFormatID, id == kAudioFormatLinearPCM,
               let depth = settings[AVLinearPCMBitDepthKey] as? Int else { return 14 }
         if settings[AVLinearPCMIsFloatKey] as? Bool == true { return depth == 64 ? 53 : 24 }
@@ -504,6 +523,7 @@ struct Convert: ParsableCommand {
         case kAudioFormatULaw?: return "µ-law"
         case kAudioFormatALaw?: return "A-law"
         case kAudioFormatFLAC?: return "\(settings[AVEncoderBitDepthHintKey] as? Int ?? 16)-bit FLAC"
+        case kAudioFormatAppleLossless?: return "\(settings[AVEncoderBitDepthHintKey] as? Int ?? 16)-bit Apple Lossless"
         default:
             let depth = settings[AVLinearPCMBitDepthKey] as? Int ?? 0
             return "\(depth)-bit " + (settings[AVLinearPCMIsFloatKey] as? Bool == true ? "float" : "integer")

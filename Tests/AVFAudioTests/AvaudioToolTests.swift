@@ -265,6 +265,29 @@ final class AvaudioToolTests {
         #expect(level.status != 0 && level.stderr.contains("--level applies to FLAC output"))
     }
 
+    @Test func convertToAppleLosslessCAFAndBackIsLossless() throws {
+        var seed: UInt32 = 4242
+        let original = try writeWAV("source.wav", sampleRate: 48_000, channels: 2, frames: 20_000) { i, c in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let tone = 0.4 * sin(2 * Float.pi * 330 * Float(i) / 48_000 + Float(c))
+            return (tone * 32_767).rounded() / 32_768 + Float(Int16(truncatingIfNeeded: seed >> 16) >> 9) / 32_768
+        }
+        let caf = directory.appendingPathComponent("lossless.caf")
+        let back = directory.appendingPathComponent("back.wav")
+        let first = try AvaudioTool.run(["convert", original.path, caf.path, "--alac"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let file = try AVAudioFile(forReading: caf)
+        #expect(file.fileFormat.streamDescription.pointee.mFormatID == kAudioFormatAppleLossless)
+        #expect(file.fileFormat.streamDescription.pointee.mFormatFlags == kAppleLosslessFormatFlag_16BitSourceData)
+        #expect(file.length == 20_000)
+        file.close()
+        let second = try AvaudioTool.run(["convert", caf.path, back.path])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(try readSamples(original) == readSamples(back))
+        let wrongContainer = try AvaudioTool.run(["convert", original.path, back.path, "--alac"])
+        #expect(wrongContainer.status != 0 && wrongContainer.stderr.contains("--alac writes Apple Lossless into CAF"))
+    }
+
     @Test func convertHonoursFormatOption() throws {
         let source = try writeWAV("plain.wav", sampleRate: 22_050, channels: 1, frames: 1_000) { _, i in Float(i % 100) / 200 }
         let out = directory.appendingPathComponent("out.bin")
