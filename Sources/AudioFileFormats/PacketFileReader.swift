@@ -119,8 +119,10 @@ public final class PacketFileReader: @unchecked Sendable {
         for p in index.packets { starts.append(at); at += Int64(p.frameCount) }
         packetStarts = starts
         capacity = max(1, decoder.maximumFramesPerPacket)
-        samples = .allocate(capacity: capacity * decoder.channelCount)
+        // The file first: an init that throws runs no deinit, so nothing may be allocated before
+        // the last throwing call.
         file = try RawFile.open(path: path, forWriting: false)
+        samples = .allocate(capacity: capacity * decoder.channelCount)
     }
 
     deinit {

@@ -40,8 +40,10 @@ public final class ALACDecoder: AudioPacketDecoder {
     private let mixU: UnsafeMutablePointer<Int32>
     private let mixV: UnsafeMutablePointer<Int32>
     private let shifted: UnsafeMutablePointer<UInt16>
-    private let coefsU = UnsafeMutablePointer<Int16>.allocate(capacity: 32)
-    private let coefsV = UnsafeMutablePointer<Int16>.allocate(capacity: 32)
+    // Allocated in init after every check that can throw: an init that throws does not run
+    // deinit, so memory allocated before the throw would leak (found by the mp4 fuzz target).
+    private let coefsU: UnsafeMutablePointer<Int16>
+    private let coefsV: UnsafeMutablePointer<Int16>
 
     /// The element types.
     enum Element: UInt64 {
@@ -64,6 +66,8 @@ public final class ALACDecoder: AudioPacketDecoder {
         mixU = .allocate(capacity: capacity)
         mixV = .allocate(capacity: capacity)
         shifted = .allocate(capacity: 2 * capacity)
+        coefsU = .allocate(capacity: 32)
+        coefsV = .allocate(capacity: 32)
     }
 
     deinit {
