@@ -1,9 +1,9 @@
 // The MP4/M4A/MOV parser (AudioFileFormats' MP4PacketReader) on the bytes as a file in memory,
-// then every packet of a codec the registry decodes (FLAC so far) through its decoder.
+// then every packet of a codec the registry decodes (FLAC and ALAC) through its decoder.
 //
-// AVAudioFile does not read MP4 through this parser yet (the generic packet reader will), so the
-// target calls the parser directly: AudioFileFormats and AudioCodecs are modules of the library
-// package that the harness's AVFoundation dependency builds, importable as they are.
+// AVAudioFile reads MP4 through this parser and PacketFileReader; the target calls the parser
+// directly so that inputs need no file: AudioFileFormats and AudioCodecs are modules of the
+// library package that the harness's AVFoundation dependency builds, importable as they are.
 //
 // Checks beyond "no crash, no hang, no leak, no huge allocation": the parser either returns an
 // index or throws an AudioFileFormatError with a sentence naming the file; every packet lies
