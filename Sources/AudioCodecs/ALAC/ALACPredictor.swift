@@ -21,6 +21,35 @@ enum ALACPredictor {
     @inline(__always)
     static func extend(_ x: Int32, _ shift: Int32) -> Int32 { (x << shift) >> shift }
 
+    /// The coefficient adaptation both directions share, after each sample: with the sample's
+    /// residual `error`, each coefficient from the oldest tap moves one step by the sign of its
+    /// tap's difference from `top`, until the error's share is used up (sign-sign LMS).
+    @inline(__always)
+    static func adapt(_ coefs: UnsafeMutablePointer<Int16>, newest: UnsafePointer<Int32>, top: Int32, order: Int, ds: Int32, error: Int32) {
+        var del0 = error
+        if error > 0 {
+            var k = order - 1
+            while k >= 0 {
+                let dd = top &- newest[-k]
+                let sgn = signOf(dd)
+                coefs[k] = coefs[k] &- Int16(truncatingIfNeeded: sgn)
+                del0 = del0 &- Int32(order - k) &* ((sgn &* dd) >> ds)
+                if del0 <= 0 { break }
+                k -= 1
+            }
+        } else if error < 0 {
+            var k = order - 1
+            while k >= 0 {
+                let dd = top &- newest[-k]
+                let sgn = signOf(dd)
+                coefs[k] = coefs[k] &+ Int16(truncatingIfNeeded: sgn)
+                del0 = del0 &- Int32(order - k) &* ((0 &- sgn &* dd) >> ds)
+                if del0 >= 0 { break }
+                k -= 1
+            }
+        }
+    }
+
     /// Rebuilds `count` samples into `out` from residuals `res` (which may be the same buffer
     /// only for order 0 or 31). `coefs` adapts in place.
     static func reconstruct(_ res: UnsafePointer<Int32>, into out: UnsafeMutablePointer<Int32>, count: Int,
@@ -50,32 +79,9 @@ enum ALACPredictor {
             let newest = out + (j - 1)
             var sum: Int32 = 0
             for k in 0..<order { sum = sum &+ Int32(coefs[k]) &* (newest[-k] &- top) }
-            var del = res[j]
-            var del0 = del
-            let sg = signOf(del)
-            del = del &+ top &+ ((sum &+ half) >> ds)
-            out[j] = extend(del, chanShift)
-            if sg > 0 {
-                var k = order - 1
-                while k >= 0 {
-                    let dd = top &- newest[-k]
-                    let sgn = signOf(dd)
-                    coefs[k] = coefs[k] &- Int16(truncatingIfNeeded: sgn)
-                    del0 = del0 &- Int32(order - k) &* ((sgn &* dd) >> ds)
-                    if del0 <= 0 { break }
-                    k -= 1
-                }
-            } else if sg < 0 {
-                var k = order - 1
-                while k >= 0 {
-                    let dd = top &- newest[-k]
-                    let sgn = signOf(dd)
-                    coefs[k] = coefs[k] &+ Int16(truncatingIfNeeded: sgn)
-                    del0 = del0 &- Int32(order - k) &* ((0 &- sgn &* dd) >> ds)
-                    if del0 >= 0 { break }
-                    k -= 1
-                }
-            }
+            let residual = res[j]
+            out[j] = extend(residual &+ top &+ ((sum &+ half) >> ds), chanShift)
+            adapt(coefs, newest: newest, top: top, order: order, ds: ds, error: residual)
         }
     }
 
@@ -107,28 +113,7 @@ enum ALACPredictor {
             // The residual that, added to the prediction and sign-extended, gives input[j].
             let del = extend(input[j] &- top &- ((sum &+ half) >> ds), chanShift)
             res[j] = del
-            var del0 = del
-            if del > 0 {
-                var k = order - 1
-                while k >= 0 {
-                    let dd = top &- newest[-k]
-                    let sgn = signOf(dd)
-                    coefs[k] = coefs[k] &- Int16(truncatingIfNeeded: sgn)
-                    del0 = del0 &- Int32(order - k) &* ((sgn &* dd) >> ds)
-                    if del0 <= 0 { break }
-                    k -= 1
-                }
-            } else if del < 0 {
-                var k = order - 1
-                while k >= 0 {
-                    let dd = top &- newest[-k]
-                    let sgn = signOf(dd)
-                    coefs[k] = coefs[k] &+ Int16(truncatingIfNeeded: sgn)
-                    del0 = del0 &- Int32(order - k) &* ((0 &- sgn &* dd) >> ds)
-                    if del0 >= 0 { break }
-                    k -= 1
-                }
-            }
+            adapt(coefs, newest: newest, top: top, order: order, ds: ds, error: del)
         }
     }
 }
