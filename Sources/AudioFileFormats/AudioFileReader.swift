@@ -73,12 +73,9 @@ public final class AudioFileReader {
         guard file.fd >= 0 else {
             throw AudioFileFormatError(code: Code.notOpen, message: "cannot read \(quoted(path)): the file has been closed")
         }
-        guard frame >= 0, frames >= 0 else {
-            throw AudioFileFormatError(code: Code.position,
-                                       message: "cannot read \(frames) frames at frame \(frame) of \(quoted(path)): positions and counts must not be negative")
-        }
-        guard frame < frameCount, frames > 0 else { return 0 }
-        let count = min(Int64(frames), frameCount - frame)
+        let wanted = try framesToRead(frames, at: frame, of: frameCount, path: path)
+        guard wanted > 0 else { return 0 }
+        let count = Int64(wanted)
         // Both products are bounded by the data size, which fits in the file.
         let got = try file.read(into: buffer, count: Int(count * bytesPerFrame), at: dataOffset + frame * bytesPerFrame)
         return got / Int(bytesPerFrame)

@@ -273,12 +273,8 @@ public final class FLACFileReader: @unchecked Sendable {
     /// delivered.
     private func decodeFrames(frames: Int, startingAt frame: Int64,
                               _ emit: (Int, UnsafePointer<Int64>, Int, Int) -> Void) throws -> Int {
-        guard frame >= 0, frames >= 0 else {
-            throw AudioFileFormatError(code: Code.position,
-                                       message: "cannot read \(frames) frames at frame \(frame) of \(quoted(path)): positions and counts must not be negative")
-        }
-        guard frame < frameCount, frames > 0 else { return 0 }
-        let wanted = Int(min(Int64(frames), frameCount - frame))
+        let wanted = try framesToRead(frames, at: frame, of: frameCount, path: path)
+        guard wanted > 0 else { return 0 }
         return try state.withLock { held -> Int in
             guard !closed, let mapping else {
                 throw AudioFileFormatError(code: Code.notOpen, message: "cannot read \(quoted(path)): the file has been closed")

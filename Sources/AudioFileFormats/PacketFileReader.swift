@@ -141,12 +141,8 @@ public final class PacketFileReader: @unchecked Sendable {
     /// Reads up to `frames` frames from (trimmed) frame `frame` into `buffer`; returns the
     /// frames read (0 at or past the end).
     public func read(frames: Int, startingAt frame: Int64, into buffer: UnsafeMutableRawPointer) throws -> Int {
-        guard frame >= 0, frames >= 0 else {
-            throw AudioFileFormatError(code: Code.position,
-                                       message: "cannot read \(frames) frames at frame \(frame) of \(quoted(path)): positions and counts must not be negative")
-        }
-        guard frame < frameCount, frames > 0 else { return 0 }
-        let wanted = Int(min(Int64(frames), frameCount - frame))
+        let wanted = try framesToRead(frames, at: frame, of: frameCount, path: path)
+        guard wanted > 0 else { return 0 }
         return try state.withLock { held -> Int in
             guard file.fd >= 0 else {
                 throw AudioFileFormatError(code: Code.notOpen, message: "cannot read \(quoted(path)): the file has been closed")

@@ -27,6 +27,18 @@ extension StoredFrameReader {
     public func readFloat32(frames: Int, startingAt frame: Int64, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Int? { nil }
 }
 
+/// How many frames a read of `frames` from `frame` delivers in a stream of `frameCount` frames (0
+/// at or past the end); throws 'pos?' naming `path` for a negative position or count. The
+/// readers' shared prologue.
+func framesToRead(_ frames: Int, at frame: Int64, of frameCount: Int64, path: String) throws -> Int {
+    guard frame >= 0, frames >= 0 else {
+        throw AudioFileFormatError(code: Code.position,
+                                   message: "cannot read \(frames) frames at frame \(frame) of \(quoted(path)): positions and counts must not be negative")
+    }
+    guard frame < frameCount, frames > 0 else { return 0 }
+    return Int(min(Int64(frames), frameCount - frame))
+}
+
 extension AudioFileReader: StoredFrameReader {}
 extension FLACFileReader: StoredFrameReader {}
 extension PacketFileReader: StoredFrameReader {}
