@@ -64,6 +64,16 @@ public final class CAFPacketFileWriter {
         func refuse(_ text: String) -> AudioFileFormatError {
             AudioFileFormatError(code: Code.unsupportedDataFormat, message: "cannot write \(quoted(path)): \(text)")
         }
+        // The values every container shares, checked as AudioFileWriter checks them, so that
+        // every file written here opens for reading (the settings fuzz target found a 905 MHz
+        // ALAC file that was written and then refused by the reader).
+        guard description.channelCount >= 1 && description.channelCount <= AudioDataDescription.maximumChannelCount else {
+            throw refuse("\(description.channelCount) channels; between 1 and \(AudioDataDescription.maximumChannelCount) are supported")
+        }
+        guard description.sampleRate > 0 && description.sampleRate.isFinite
+                && description.sampleRate <= AudioDataDescription.maximumSampleRate else {
+            throw refuse("a sample rate of \(description.sampleRate) Hz; it must be above 0 and at most 10 MHz")
+        }
         switch description.encoding {
         case .signed16, .signed24, .signed32: break
         default: throw refuse("\(AudioCodecRegistry.entry(for: codec)?.name ?? "this codec") stores 16 to 32-bit integer samples, not \(description.encoding)")

@@ -237,4 +237,32 @@ import AVFoundation
         #expect(errors + reads == 60)
         #expect(errors > 0)
     }
+
+    /// CI's settings fuzz slice (2026-11-28) wrote an ALAC CAF declaring 905,969,663 Hz that the
+    /// reader then refused (at most 10 MHz): the packet writer now refuses what the reader would,
+    /// with an NSError, as the PCM writer does. Whatever it accepts must open for reading.
+    @Test func refusesTheRatesTheReaderRefuses() throws {
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for rate in [905_969_663.0, 10_000_001] {
+            let url = dir.appendingPathComponent("huge.caf")
+            let settings: [String: Any] = [AVFormatIDKey: kAudioFormatAppleLossless, AVSampleRateKey: rate, AVNumberOfChannelsKey: 2]
+            #expect {
+                _ = try AVAudioFile(forWriting: url, settings: settings)
+            } throws: { error in
+                (error as NSError).localizedDescription.contains("10 MHz")
+            }
+        }
+        let url = dir.appendingPathComponent("top.caf")
+        do {
+            let file = try AVAudioFile(forWriting: url, settings: [AVFormatIDKey: kAudioFormatAppleLossless,
+                                                                   AVSampleRateKey: 10_000_000.0, AVNumberOfChannelsKey: 1])
+            let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 100)!
+            buffer.frameLength = 100
+            try file.write(from: buffer)
+        }
+        let back = try AVAudioFile(forReading: url)
+        #expect(back.fileFormat.sampleRate == 10_000_000)
+        #expect(back.length == 100)
+    }
 }
