@@ -57,7 +57,7 @@ let package = Package(
         .target(name: "MIDIFiles", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
-        .target(name: "AudioDevices", swiftSettings: swift5),
+        .target(name: "AudioDevices", dependencies: ["AudioKernels"], swiftSettings: swift5),
         // SoundFont 2 banks: the RIFF parser and zone resolution. No Apple names.
         .target(name: "SoundBanks", swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).

@@ -1,0 +1,258 @@
+// Carrying captured audio from one device clock to another.
+//
+// Why. A duplex engine renders its output in the playback device's periods and takes its input
+// from a FIFO that the capture device fills. When both directions run on one clock (one ALSA
+// card with linked PCMs, one JACK server, a PulseAudio null sink and its monitor) the FIFO's fill
+// only jitters. When they do not (a USB microphone and the built-in speakers behind one PulseAudio
+// server), the two crystals differ by tens to hundreds of parts per million: at 48 kHz, 100 ppm
+// is 4.8 frames a second, so a FIFO primed with 1,536 frames runs dry after about five minutes
+// (or grows without bound the other way), and each time it does the input glitches. The server
+// does not fix this for us: PulseAudio resamples a stream only to its device's nominal rate, on
+// that device's clock (its module-loopback has its own adaptive resampler for exactly this case).
+//
+// How. Frames are stored planar in a ring. While the fill stays within a dead band around the
+// level it settled at, reads copy frames exactly (so on one clock the input stays bit-exact
+// forever, as before). Once the smoothed fill leaves the dead band (a real clock difference;
+// jitter averages out), the bridge switches for good to the project's varispeed resampler
+// (`SampleRateConverter` with `variableRatio`), fed first with the frames just read so that the
+// switch adds no discontinuity (`.preroll`). A proportional-integral controller on the smoothed
+// fill then sets the ratio: the integral term converges on the clocks' true ratio, so the fill
+// returns to its target and stays there; the ratio glides over each read (no zipper noise).
+//
+// Controller. With e the fill's excess over its target in seconds, u the correction (input
+// frames consumed per output frame minus 1) and d the clocks' true difference, e' = d − u and
+// u = kp·e + ki·∫e: a second-order loop, critically damped at ωn = 0.02 rad/s (kp = 0.04 /s,
+// ki = 0.0004 /s²). It is slow on purpose: the fill seen at each read wobbles by a fraction of a
+// capture fragment as the two devices' periods slide past each other (with 10 ms fragments and
+// 8 ms reads, ±0.5 ms with a period that grows as the drift shrinks), and a loop fast enough to
+// follow that would modulate the pitch with it; at this gain a 1 ms wobble moves the ratio by
+// 40 ppm. So that a slow loop needs no minutes to lock, it starts from the drift the copying
+// phase measured (how far the fill moved from its target, over how long) rather than from 0.
+// The fill is smoothed with a 1 s time constant, which removes period-sized jitter. |u| is
+// clamped to 1 % (crystals differ by far less; a larger difference is a misdeclared rate).
+//
+// Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread calls
+// both), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
+import AudioKernels
+
+public final class InputClockBridge {
+    public let channels: Int
+    public let sampleRate: Double
+    /// Frames the ring holds at most.
+    public let capacity: Int
+    /// Frames that must have arrived before reads start taking them (and again after a read found
+    /// the ring empty).
+    public let primingFrames: Int
+    /// Reads return this many frames at most.
+    public let maximumReadFrames: Int
+
+    /// Frames waiting in the ring.
+    public private(set) var count = 0
+    /// True once the bridge has switched to resampling (the clocks differ).
+    public private(set) var isCompensating = false
+    /// The current correction in parts per million: how many more input frames than output frames
+    /// the bridge consumes (positive: the capture clock runs fast). 0 while copying.
+    public var correctionPPM: Double { isCompensating ? correction * 1e6 : 0 }
+    /// Reads that found too few frames (the rest was silence) and writes that found the ring full
+    /// (the oldest frames were dropped).
+    public private(set) var underruns = 0
+    public private(set) var overruns = 0
+    /// The fill (frames) the controller holds the ring at, once measured; nil before.
+    public private(set) var targetFill: Double?
+    /// The smoothed fill (frames).
+    public private(set) var smoothedFill = 0.0
+
+    private let ring: UnsafeMutablePointer<Float>     // channels × capacity, planar
+    private var start = 0
+    private var primed = false
+    /// Frames read since the last priming (history behind `start` that is still intact).
+    private var readSincePriming = 0
+    /// Seconds of reading since the last priming.
+    private var elapsed = 0.0
+    private let converter: SampleRateConverter
+    private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
+    private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    private var correction = 0.0
+    private var integral = 0.0
+    /// `elapsed` when the target fill was taken.
+    private var targetTakenAt = 0.0
+
+    // Tuning (see the note at the top of the file).
+    static let smoothingSeconds = 1.0
+    static let settleSeconds = 3.0
+    static let kp = 0.04
+    static let ki = 0.0004
+    static let maximumCorrection = 0.01
+
+    /// - Parameters:
+    ///   - capacity: frames the ring holds (at least `primingFrames` + 2 × `maximumReadFrames`).
+    ///   - primingFrames: frames to wait for before reading (the output device's buffer plus one
+    ///     period is a safe choice: playback asks for data in bursts up to its buffer).
+    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumReadFrames: Int) {
+        precondition(channels >= 1 && sampleRate > 0 && primingFrames >= 0 && maximumReadFrames >= 1,
+                     "InputClockBridge: \(channels) channels, \(sampleRate) Hz, priming \(primingFrames), reads of \(maximumReadFrames)")
+        self.channels = channels
+        self.sampleRate = sampleRate
+        self.primingFrames = primingFrames
+        self.maximumReadFrames = maximumReadFrames
+        // The converter's pre-roll is read from the history behind `start`: keep room for it.
+        converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .low,
+                                        priming: .preroll,
+                                        variableRatio: (1 / (1 + Self.maximumCorrection))...(1 / (1 - Self.maximumCorrection)))
+        self.capacity = max(capacity, primingFrames + 2 * maximumReadFrames) + converter.leadingFrames
+        ring = .allocate(capacity: channels * self.capacity)
+        ring.initialize(repeating: 0, count: channels * self.capacity)
+        inPointers = .allocate(capacity: channels)
+        outPointers = .allocate(capacity: channels)
+    }
+
+    deinit {
+        ring.deallocate()
+        inPointers.deallocate()
+        outPointers.deallocate()
+    }
+
+    // MARK: writing (the capture side)
+
+    /// Appends `frames` interleaved frames (`channels` samples each); nil appends silence (a hole
+    /// in the capture stream). When the ring is full the oldest frames are dropped (an overrun).
+    public func write(interleaved samples: UnsafePointer<Float>?, frames: Int) {
+        var i = 0
+        while i < frames {
+            // Keep the converter's pre-roll history intact behind `start` as well.
+            if count == capacity - converter.leadingFrames {
+                start = (start + 1) % capacity
+                count -= 1
+                if i == 0 { overruns += 1 }
+            }
+            let slot = (start + count) % capacity
+            if let samples {
+                for c in 0..<channels { ring[c * capacity + slot] = samples[i * channels + c] }
+            } else {
+                for c in 0..<channels { ring[c * capacity + slot] = 0 }
+            }
+            count += 1
+            i += 1
+        }
+    }
+
+    // MARK: reading (the playback side)
+
+    /// Fills `frames` (≤ `maximumReadFrames`) frames of each planar buffer in `output`. Returns
+    /// false when the ring ran dry (the rest is silence; the bridge primes again). Before the
+    /// first priming completes, silence without counting an underrun.
+    @discardableResult
+    public func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Bool {
+        precondition(n >= 0 && n <= maximumReadFrames, "InputClockBridge.read: \(n) frames; at most \(maximumReadFrames)")
+        if !primed {
+            guard count >= primingFrames else {
+                for c in 0..<channels { output[c].update(repeating: 0, count: n) }
+                return true
+            }
+            primed = true
+            readSincePriming = 0
+            elapsed = 0
+            smoothedFill = Double(count)
+        }
+        let produced = isCompensating ? resample(into: output, frames: n) : copy(into: output, frames: n)
+        if produced < n {
+            for c in 0..<channels { (output[c] + produced).update(repeating: 0, count: n - produced) }
+            underruns += 1
+            primed = false
+            if isCompensating { converter.reset(); isCompensating = false; integral = 0; correction = 0 }
+            targetFill = nil
+            return false
+        }
+        control(frames: n)
+        return true
+    }
+
+    private func copy(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Int {
+        let available = min(n, count)
+        let first = min(available, capacity - start)
+        for c in 0..<channels {
+            let channel = ring + c * capacity
+            output[c].update(from: channel + start, count: first)
+            if available > first { (output[c] + first).update(from: channel, count: available - first) }
+        }
+        advance(available)
+        return available
+    }
+
+    private func advance(_ frames: Int) {
+        start = (start + frames) % capacity
+        count -= frames
+        readSincePriming += frames
+    }
+
+    /// Converts from the ring until `n` frames are out or the ring and the converter are empty.
+    /// The converter is fed in pieces about the size of what is still missing, so that what it
+    /// holds stays near its filter's reach.
+    private func resample(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Int {
+        var produced = 0
+        while produced < n {
+            let wanted = max(1, Int((Double(n - produced) * (1 + correction)).rounded(.up)))
+            let piece = min(count, capacity - start, wanted)
+            for c in 0..<channels {
+                inPointers[c] = UnsafePointer(ring + c * capacity + start)
+                outPointers[c] = output[c]
+            }
+            let r = converter.process(input: UnsafeBufferPointer(start: inPointers, count: channels), offset: 0, inputFrames: piece,
+                                      output: UnsafeBufferPointer(start: outPointers, count: channels), offset: produced,
+                                      outputCapacity: n - produced)
+            advance(r.consumed)
+            produced += r.produced
+            if r.consumed == 0 && r.produced == 0 { break }   // the ring and the converter are empty
+        }
+        return produced
+    }
+
+    /// Updates the smoothed fill, decides when to start compensating, and steers the ratio.
+    private func control(frames n: Int) {
+        let dt = Double(n) / sampleRate
+        elapsed += dt
+        let alpha = min(1, dt / Self.smoothingSeconds)
+        smoothedFill += (Double(count) - smoothedFill) * alpha
+        guard elapsed >= Self.settleSeconds else { return }
+        guard let target = targetFill else {
+            targetFill = smoothedFill
+            targetTakenAt = elapsed
+            return
+        }
+        let error = (smoothedFill - target) / sampleRate   // seconds of excess input
+        if !isCompensating {
+            // The dead band: an eighth of the priming level (at least 2 ms), beyond averaged
+            // jitter, and reached while the ring still holds most of its margin: the converter's
+            // filter needs some of it (the frames it looks ahead), the rest absorbs the bursts in
+            // which capture and playback move data.
+            let deadBand = max(Double(primingFrames) / 8, 0.002 * sampleRate) / sampleRate
+            guard abs(error) > deadBand, startCompensating() else { return }
+            // Start from the drift the copy phase saw: the fill moved by `error` seconds of
+            // audio since the target was taken.
+            let measured = error / max(elapsed - targetTakenAt, dt)
+            integral = max(-Self.maximumCorrection, min(Self.maximumCorrection, measured)) / Self.ki
+        }
+        integral = max(-Self.maximumCorrection / Self.ki, min(Self.maximumCorrection / Self.ki, integral + error * dt))
+        correction = max(-Self.maximumCorrection, min(Self.maximumCorrection, Self.kp * error + Self.ki * integral))
+        converter.setRatio(1 / (1 + correction), rampFrames: n)
+    }
+
+    /// Switches to resampling. The converter's pre-roll is the frames just read, still intact
+    /// behind `start`: they are put back in front of the ring, so its first output is the next
+    /// unread frame and the switch adds no discontinuity. False when too little history is intact
+    /// (soon after a priming): then the bridge tries again on a later read.
+    private func startCompensating() -> Bool {
+        let lead = converter.leadingFrames
+        guard readSincePriming >= lead else { return false }
+        converter.reset()
+        start = (start - lead + capacity) % capacity
+        count += lead
+        isCompensating = true
+        // From now on the converter holds the frames its filter looks ahead (its reach, about
+        // `leadingFrames`), which the ring held before: the ring's target drops by as many, so
+        // that the latency stays what it was instead of the controller slowing down to refill them.
+        targetFill = (targetFill ?? Double(count)) - Double(lead)
+        smoothedFill -= Double(lead)
+        return true
+    }
+}
