@@ -202,7 +202,7 @@ import AVFoundation
         #expect(out.packetCount == 2)
         // The cookie says 24 bits (ALACSpecificConfig: bitDepth is byte 5).
         let cookie = try #require(converter.magicCookie)
-        #expect(cookie.count == 24 && cookie[5] == 24)
+        #expect(Self.alacConfig(cookie)[5] == 24)
         var packets: [[UInt8]] = []
         for k in 0..<Int(out.packetCount) {
             let d = out.packetDescriptions![k]
@@ -339,6 +339,15 @@ import AVFoundation
 
     // MARK: Properties
 
+    /// The 24-byte ALACSpecificConfig in an Apple Lossless cookie: bare (24 bytes), or wrapped
+    /// in 'frma' and 'alac' atoms as this library's encoder gives it (the form older Apple CAF
+    /// files hold in 'kuki'; 12 + 12 bytes of atom headers before the config).
+    static func alacConfig(_ cookie: Data) -> [UInt8] {
+        let bytes = [UInt8](cookie)
+        if bytes.count >= 48, Array(bytes[4..<8]) == Array("frma".utf8) { return Array(bytes[24..<48]) }
+        return Array(bytes.prefix(24))
+    }
+
     @Test func codecProperties() throws {
         let pcm = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: 44_100, channels: 2, interleaved: true)!
         let alac = Self.compressed(kAudioFormatAppleLossless, rate: 44_100, channels: 2, flags: kAppleLosslessFormatFlag_16BitSourceData)
@@ -346,8 +355,10 @@ import AVFoundation
         let encoder = try #require(AVAudioConverter(from: pcm, to: alac))
         // ALACSpecificConfig: frame length 4096, version 0, depth 16, 2 channels, rate 44,100.
         let cookie = try #require(encoder.magicCookie)
-        #expect(cookie.count == 24)
-        #expect(Array(cookie[0..<4]) == [0, 0, 0x10, 0] && cookie[5] == 16 && cookie[9] == 2)
+        let config = Self.alacConfig(cookie)
+        #expect(config.count == 24)
+        #expect(Array(config[0..<4]) == [0, 0, 0x10, 0] && config[5] == 16 && config[9] == 2)
+        #expect(Array(config[20..<24]) == [0, 0, 0xAC, 0x44])
         #expect(encoder.maximumOutputPacketSize >= 4096 * 2 * 2)
         #expect(encoder.availableEncodeChannelLayoutTags?.count == 8)
         #expect(encoder.availableEncodeChannelLayoutTags?.first?.uint32Value == kAudioChannelLayoutTag_Mono)
