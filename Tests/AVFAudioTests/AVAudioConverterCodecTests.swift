@@ -16,13 +16,17 @@ import AVFoundation
         var asbd = AudioStreamBasicDescription(mSampleRate: rate, mFormatID: codec, mFormatFlags: flags, mBytesPerPacket: 0,
                                                mFramesPerPacket: framesPerPacket, mBytesPerFrame: 0, mChannelsPerFrame: channels,
                                                mBitsPerChannel: 0, mReserved: 0)
-        return AVAudioFormat(streamDescription: &asbd)!
+        // More than two channels need a layout (as on Apple platforms): ALAC's 5.1 order here.
+        return AVAudioFormat(streamDescription: &asbd, channelLayout: channels > 2 ? surround : nil)!
     }
+
+    static let surround = AVAudioChannelLayout(layoutTag: kAudioChannelLayoutTag_MPEG_5_1_D)!
 
     /// Interleaved Int32 PCM (`bits` significant, left-justified) of a tone, a chirp and noise per
     /// channel: what the lossless codecs must give back exactly.
     static func source(frames: Int, channels: Int, rate: Double, bits: Int) -> AVAudioPCMBuffer {
-        let format = AVAudioFormat(commonFormat: .pcmFormatInt32, sampleRate: rate, channels: AVAudioChannelCount(channels), interleaved: true)!
+        let format = channels > 2 ? AVAudioFormat(commonFormat: .pcmFormatInt32, sampleRate: rate, interleaved: true, channelLayout: surround)
+            : AVAudioFormat(commonFormat: .pcmFormatInt32, sampleRate: rate, channels: AVAudioChannelCount(channels), interleaved: true)!
         let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(frames))!
         buffer.frameLength = AVAudioFrameCount(frames)
         var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
@@ -335,6 +339,72 @@ import AVFoundation
         let got = decoded.buffers.flatMap(Self.samples)
         #expect(got.count == expected.count)
         #expect(got == expected)
+    }
+
+    /// The converter's packets in a container ffmpeg reads — a CAF ('desc', 'kuki', 'pakt' with
+    /// the remainder, 'data') for Apple Lossless, a native FLAC stream ("fLaC", the cookie's
+    /// STREAMINFO, the frames) for FLAC — decode in ffmpeg, an independent decoder, to exactly the
+    /// samples encoded.
+    @Test(arguments: [(kAudioFormatAppleLossless, 16, 2), (kAudioFormatAppleLossless, 24, 6), (kAudioFormatFLAC, 16, 1), (kAudioFormatFLAC, 24, 2)])
+    func ffmpegDecodesTheConvertersPackets(_ codec: (AudioFormatID, Int, Int)) throws {
+        guard AVAudioFileALACTests.hasFFmpeg else { print("SKIP ffmpeg decoding the converter's packets: ffmpeg is not installed"); return }
+        let (id, bits, channels) = codec
+        let dir = try AVAudioFileALACTests.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let frames = 2 * 4096 + 999
+        let input = Self.source(frames: frames, channels: channels, rate: 48_000, bits: bits)
+        let flags = bits == 16 ? kAppleLosslessFormatFlag_16BitSourceData : kAppleLosslessFormatFlag_24BitSourceData
+        let format = Self.compressed(id, rate: 48_000, channels: UInt32(channels), flags: flags)
+        let encoded = try Self.encode(input, to: format, chunk: 2500, packetCapacity: 2)
+        let cookie = [UInt8](try #require(encoded.cookie))
+        var file: [UInt8] = []
+        func u32(_ v: UInt32) { file += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> UInt32($0)) } }
+        func u64(_ v: UInt64) { u32(UInt32(v >> 32)); u32(UInt32(truncatingIfNeeded: v)) }
+        func chunk(_ type: String, _ size: Int) { file += Array(type.utf8); u64(UInt64(size)) }
+        let url: URL
+        if id == kAudioFormatFLAC {
+            url = dir.appendingPathComponent("ours.flac")
+            file = Array("fLaC".utf8) + cookie
+            for p in encoded.packets { file += p }
+        } else {
+            url = dir.appendingPathComponent("ours.caf")
+            file = Array("caff".utf8) + [0, 1, 0, 0]
+            chunk("desc", 32)
+            u64(UInt64(48_000.0.bitPattern)); u32(id); u32(flags); u32(0); u32(4096); u32(UInt32(channels)); u32(0)
+            chunk("kuki", cookie.count)
+            file += cookie
+            var sizes: [UInt8] = []
+            for p in encoded.packets {
+                var v = p.count, groups = [UInt8(v & 0x7F)]
+                v >>= 7
+                while v > 0 { groups.insert(UInt8(v & 0x7F) | 0x80, at: 0); v >>= 7 }
+                sizes += groups
+            }
+            chunk("pakt", 24 + sizes.count)
+            u64(UInt64(encoded.packets.count)); u64(UInt64(frames)); u32(0); u32(UInt32(encoded.packets.count * 4096 - frames))
+            file += sizes
+            let data = encoded.packets.joined()
+            chunk("data", 4 + data.count)
+            u32(0)
+            file += data
+        }
+        try Data(file).write(to: url)
+        let raw = dir.appendingPathComponent("out.raw")
+        #expect(try AVAudioFileALACTests.ffmpeg(["-i", url.path, "-f", "s32le", raw.path]) == 0)
+        let decoded = try Data(contentsOf: raw).withUnsafeBytes { Array($0.bindMemory(to: Int32.self)) }
+        let expected = Self.samples(input)
+        #expect(decoded.count == expected.count)
+        if channels <= 2 {
+            #expect(decoded == expected)
+        } else {
+            // ffmpeg reorders ALAC's channels (C L R Ls Rs LFE) into its own layout's order.
+            let map = AVAudioFileALACTests.ffmpegChannel[channels - 1]
+            var wrong = 0
+            for i in 0..<min(frames, decoded.count / channels) {
+                for c in 0..<channels where decoded[i * channels + map[c]] != expected[i * channels + c] { wrong += 1 }
+            }
+            #expect(wrong == 0)
+        }
     }
 
     // MARK: Properties
