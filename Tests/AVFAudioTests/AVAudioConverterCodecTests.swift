@@ -463,6 +463,48 @@ import AVFoundation
         #expect(AVAudioConverter(from: pcm, to: Self.compressed(kAudioFormatAppleLossless, rate: 44_100, channels: 2, flags: 0, framesPerPacket: 1152)) == nil)
     }
 
+    /// After `reset()` an encoding converter starts a new stream: the same input gives the same
+    /// packets (FLAC numbers its frames from 0 again; ALAC's predictors start afresh), and a
+    /// decoding converter decodes a second stream after the first one's `.endOfStream`.
+    @Test(arguments: [kAudioFormatAppleLossless, kAudioFormatFLAC])
+    func resetStartsANewStream(_ id: AudioFormatID) throws {
+        let input = Self.source(frames: 9000, channels: 2, rate: 44_100, bits: 16)
+        let format = Self.compressed(id, rate: 44_100, channels: 2, flags: kAppleLosslessFormatFlag_16BitSourceData)
+        let converter = try #require(AVAudioConverter(from: input.format, to: format))
+        func run() -> [[UInt8]] {
+            var packets: [[UInt8]] = [], given = false
+            let out = AVAudioCompressedBuffer(format: format, packetCapacity: 8, maximumPacketSize: converter.maximumOutputPacketSize)
+            while true {
+                var error: NSError?
+                let status = converter.convert(to: out, error: &error) { _, status in
+                    if given { status.pointee = .endOfStream; return nil }
+                    given = true
+                    status.pointee = .haveData
+                    return input
+                }
+                for k in 0..<Int(out.packetCount) {
+                    let d = out.packetDescriptions![k]
+                    packets.append(Array(UnsafeRawBufferPointer(start: out.data + Int(d.mStartOffset), count: Int(d.mDataByteSize))))
+                }
+                if status != .haveData { break }
+            }
+            return packets
+        }
+        let first = run()
+        #expect(first.count == 3)
+        #expect(run().isEmpty, "after .endOfStream, nothing more until reset()")
+        converter.reset()
+        #expect(run() == first)
+
+        let decoder = try #require(AVAudioConverter(from: format, to: Self.int32Stereo))
+        let cookie = converter.magicCookie
+        let a = try Self.decode(first, from: format, cookie: cookie, to: Self.int32Stereo, capacity: 5000, converter: decoder)
+        decoder.reset()
+        let b = try Self.decode(first, from: format, cookie: cookie, to: Self.int32Stereo, capacity: 777, converter: decoder)
+        #expect(a.buffers.flatMap(Self.samples) == Self.samples(input))
+        #expect(b.buffers.flatMap(Self.samples) == Self.samples(input))
+    }
+
     // MARK: Errors
 
     static func code(_ error: NSError?) -> OSStatus? { error.map { OSStatus(truncatingIfNeeded: $0.code) } }
