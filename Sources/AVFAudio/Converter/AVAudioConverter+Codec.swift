@@ -69,7 +69,10 @@ extension AVAudioConverter {
 
     // MARK: Properties Apple names for codecs
 
-    /// `magicCookie`'s getter: the encoder's cookie when encoding, else what was set.
+    /// `magicCookie`'s getter: the encoder's cookie when encoding, else what was set. Apple
+    /// Lossless: the ALACSpecificConfig wrapped in 'frma' and 'alac' atoms, the form this
+    /// library's CAF writer stores in 'kuki' (decoders here and ffmpeg take it bare or wrapped);
+    /// FLAC: the STREAMINFO block (FLACPacketEncoder).
     var codecMagicCookie: Data? {
         if let encodeStage { return Data(encodeStage.encoder.magicCookie) }
         return storedMagicCookie
