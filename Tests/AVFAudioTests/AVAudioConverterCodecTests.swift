@@ -105,17 +105,19 @@ import AVFoundation
     /// Decodes `packets` (`perBuffer` to an input buffer) into `outFormat` buffers of
     /// `capacity` frames; returns the concatenated output and the statuses.
     static func decode(_ packets: [[UInt8]], from format: AVAudioFormat, cookie: Data?, to outFormat: AVAudioFormat,
-                       capacity: Int, perBuffer: Int = 3, converter given: AVAudioConverter? = nil) throws -> (buffers: [AVAudioPCMBuffer], statuses: [AVAudioConverterOutputStatus], error: NSError?) {
+                       capacity: Int, perBuffer: Int = 3, dryEvery: Int = 0, converter given: AVAudioConverter? = nil) throws -> (buffers: [AVAudioPCMBuffer], statuses: [AVAudioConverterOutputStatus], error: NSError?) {
         let converter = try given ?? #require(AVAudioConverter(from: format, to: outFormat))
         converter.magicCookie = cookie
         let largest = max(1, packets.map(\.count).max() ?? 1)
-        var next = 0
+        var next = 0, calls = 0
         var buffers: [AVAudioPCMBuffer] = [], statuses: [AVAudioConverterOutputStatus] = []
         for _ in 0..<1_000_000 {
             let out = AVAudioPCMBuffer(pcmFormat: outFormat, frameCapacity: AVAudioFrameCount(capacity))!
             var error: NSError?
             let status = converter.convert(to: out, error: &error) { wanted, status in
                 #expect(wanted >= 1)
+                calls += 1
+                if dryEvery > 0 && calls % dryEvery == 0 { status.pointee = .noDataNow; return nil }
                 guard next < packets.count else { status.pointee = .endOfStream; return nil }
                 let n = min(perBuffer, packets.count - next)
                 let buffer = AVAudioCompressedBuffer(format: format, packetCapacity: AVAudioPacketCount(n), maximumPacketSize: largest)
@@ -181,6 +183,12 @@ import AVFoundation
             #expect(got == expected, "output capacity \(capacity)")
             #expect(decoded.buffers.dropLast().allSatisfy { Int($0.frameLength) == capacity }, "every output but the last is full")
         }
+        // The input block running dry now and then: `.inputRanDry` with what could be decoded,
+        // and the same samples in the end.
+        let dry = try Self.decode(encoded.packets, from: format, cookie: encoded.cookie, to: int16, capacity: 5000, perBuffer: 1, dryEvery: 2)
+        #expect(dry.error == nil)
+        #expect(dry.statuses.contains(.inputRanDry))
+        #expect(dry.buffers.flatMap(Self.samples).map { $0 << 16 } == expected)
     }
 
     /// Float32 input and flags 0 (what AVAudioFormat(settings:) gives): a 24-bit encoder, and
