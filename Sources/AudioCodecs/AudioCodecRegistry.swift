@@ -83,7 +83,7 @@ public enum AudioCodecRegistry {
     /// Every codec this library has, in no particular order. Each codec adds its entry here.
     public static let all: [AudioCodecEntry] = [
         AudioCodecEntry(codec: 0x616C_6163, name: "Apple Lossless", makeDecoder: { try ALACDecoder(setup: $0) }, makeEncoder: { try ALACEncoder(setup: $0) }),
-        AudioCodecEntry(codec: 0x666C_6163, name: "FLAC", makeDecoder: { try FLACPacketDecoder(setup: $0) }),
+        AudioCodecEntry(codec: 0x666C_6163, name: "FLAC", makeDecoder: { try FLACPacketDecoder(setup: $0) }, makeEncoder: { try FLACPacketEncoder(setup: $0) }),
     ]
 
     public static func entry(for codec: UInt32) -> AudioCodecEntry? { all.first { $0.codec == codec } }

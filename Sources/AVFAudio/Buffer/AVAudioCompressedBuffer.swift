@@ -17,8 +17,11 @@ open class AVAudioCompressedBuffer: AVAudioBuffer {
     private var _packetCount: AVAudioPacketCount = 0
 
     /// Creates a buffer for `packetCapacity` packets of at most `maximumPacketSize` bytes each;
-    /// packet descriptions are allocated when the format's packets vary in size.
+    /// packet descriptions are allocated when the format's packets vary in size. A PCM format is a
+    /// programmer error and traps (Apple raises an exception: "An exception is raised if the
+    /// format is PCM"). An encoding converter's `maximumOutputPacketSize` is the size to give.
     public init(format: AVAudioFormat, packetCapacity: AVAudioPacketCount, maximumPacketSize: Int) {
+        precondition(!format.isPCM, "AVAudioCompressedBuffer: \(format) is PCM; use AVAudioPCMBuffer")
         precondition(maximumPacketSize > 0, "AVAudioCompressedBuffer: maximumPacketSize must be positive (format \(format))")
         self.packetCapacity = packetCapacity
         self.maximumPacketSize = maximumPacketSize

@@ -1,5 +1,8 @@
 // AVAudioConverter: converts between PCM formats — sample type, interleaving, channel count and
-// layout, and sample rate — in one streaming object.
+// layout, and sample rate — in one streaming object; with a codec stage on either side it also
+// encodes PCM into compressed packets and decodes packets into PCM (AVAudioConverter+Codec.swift,
+// +Encoding.swift, +Decoding.swift: the PCM pipeline below then runs between the client's PCM
+// format and the codec's own integer format).
 //
 //     let converter = AVAudioConverter(from: fileFormat, to: outputFormat)!
 //     var fed = false
@@ -35,20 +38,30 @@ open class AVAudioConverter: NSObject {
     /// Which input channel feeds each output channel (negative: silent). Setting it overrides the
     /// mapping implied by the formats' layouts and `downmix`.
     open var channelMap: [NSNumber] {
-        didSet { matrix = ChannelMixPlan.matrix(from: inputFormat, to: outputFormat, downmix: downmix, channelMap: channelMap.map(\.intValue)) }
+        didSet { matrix = ChannelMixPlan.matrix(from: pcmInputFormat, to: pcmOutputFormat, downmix: downmix, channelMap: channelMap.map(\.intValue)) }
     }
     /// When true, channel-count changes mix channels (ITU-R BS.775 coefficients) instead of remapping.
     open var downmix = false {
-        didSet { matrix = ChannelMixPlan.matrix(from: inputFormat, to: outputFormat, downmix: downmix, channelMap: explicitMap) }
+        didSet { matrix = ChannelMixPlan.matrix(from: pcmInputFormat, to: pcmOutputFormat, downmix: downmix, channelMap: explicitMap) }
     }
     /// When true, float → integer quantisation adds TPDF dither (±1 LSB).
     open var dither = false
-    /// Codec data for compressed formats (none are supported yet; kept for API compatibility).
-    open var magicCookie: Data?
+    /// The codec's setup bytes. An encoding converter returns its encoder's cookie (what a
+    /// container stores for decoders: CAF's 'kuki', MP4's sample entry); a decoding converter needs
+    /// the stream's cookie set here before its first conversion (Apple's clients take it from
+    /// AVAudioFile or ExtAudioFile). Nil for PCM ↔ PCM. See AVAudioConverter+Codec.swift.
+    open var magicCookie: Data? {
+        get { codecMagicCookie }
+        set { setCodecMagicCookie(newValue) }
+    }
+    /// What `magicCookie` was set to (a decoding converter's cookie; kept as given for PCM).
+    var storedMagicCookie: Data?
     /// Priming behaviour of the sample-rate converter; see `AVAudioConverterPrimeMethod`.
     open var primeMethod: AVAudioConverterPrimeMethod = .normal
     /// The sample-rate converter's priming frames: how much input before the first output frame
-    /// (with `.pre`) and after the last one its filter uses. Zero without a rate change.
+    /// (with `.pre`) and after the last one its filter uses. Zero without a rate change. The
+    /// lossless codecs (Apple Lossless, FLAC) add none: their packets decode to exactly the frames
+    /// encoded, with no encoder delay, so a codec converter reports only its resampler's.
     /// (Settable for compatibility; the converter's filter determines the values it reports.)
     open var primeInfo: AVAudioConverterPrimeInfo {
         get {
@@ -62,20 +75,44 @@ open class AVAudioConverter: NSObject {
     open var sampleRateConverterQuality: Int = AVAudioQuality.high.rawValue
     /// Sample-rate converter algorithm (`AVSampleRateConverterAlgorithm_Normal` by default).
     open var sampleRateConverterAlgorithm: String? = AVSampleRateConverterAlgorithm_Normal
-    /// Encoder bit rate (compressed output only; not applicable to PCM).
-    open var bitRate: Int = 0
-    /// Encoder bit-rate strategy (compressed output only).
-    open var bitRateStrategy: String?
+    /// Encoder bit rate, for encoders with a bit-rate setting. The lossless encoders have none:
+    /// they report 0 and ignore a value set (see AVAudioConverter+Codec.swift); a PCM converter
+    /// keeps what is set.
+    open var bitRate: Int {
+        get { encodeStage == nil ? storedBitRate : 0 }
+        set { if encodeStage == nil { storedBitRate = newValue } }
+    }
+    private var storedBitRate = 0
+    /// Encoder bit-rate strategy (`AVAudioBitRateStrategy_*`), for encoders with a bit-rate
+    /// setting: nil for the lossless encoders, kept as set for a PCM converter.
+    open var bitRateStrategy: String? {
+        get { encodeStage == nil ? storedBitRateStrategy : nil }
+        set { if encodeStage == nil { storedBitRateStrategy = newValue } }
+    }
+    private var storedBitRateStrategy: String?
 
-    /// The largest output packet, in bytes: one frame of the output format for PCM.
-    open var maximumOutputPacketSize: Int { Int(outputFormat.streamDescription.pointee.mBytesPerPacket) }
+    /// The largest output packet, in bytes: one frame of the output format for PCM, the
+    /// encoder's bound for compressed output (the size to give AVAudioCompressedBuffer).
+    open var maximumOutputPacketSize: Int {
+        if let encodeStage { return encodeStage.encoder.maximumPacketSize }
+        return Int(outputFormat.streamDescription.pointee.mBytesPerPacket)
+    }
 
-    /// Encoder properties: nil for PCM output, as on Apple platforms.
+    /// Encoder properties: nil for PCM output, as on Apple platforms; for the lossless encoders
+    /// see AVAudioConverter+Codec.swift.
     open var applicableEncodeBitRates: [NSNumber]? { nil }
     open var availableEncodeBitRates: [NSNumber]? { nil }
     open var applicableEncodeSampleRates: [NSNumber]? { nil }
     open var availableEncodeSampleRates: [NSNumber]? { nil }
-    open var availableEncodeChannelLayoutTags: [NSNumber]? { nil }
+    open var availableEncodeChannelLayoutTags: [NSNumber]? { codecChannelLayoutTags }
+
+    /// The PCM side of the pipeline: the client's formats for PCM ↔ PCM; for a codec converter
+    /// one of them is the codec's integer format (AVAudioConverter+Codec.swift).
+    let pcmInputFormat: AVAudioFormat
+    let pcmOutputFormat: AVAudioFormat
+    /// The codec stage, when the output (encoding) or the input (decoding) is compressed.
+    var encodeStage: CodecEncodeStage?
+    var decodeStage: CodecDecodeStage?
 
     // MARK: State
 
@@ -87,8 +124,8 @@ open class AVAudioConverter: NSObject {
     private var heldOffset = 0
     private var endOfStreamSeen = false
     /// Scratch: input as Float32 planar, and after channel mixing.
-    private lazy var inputScratch = PlanarFloatBuffer(channels: Int(inputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
-    private lazy var mixScratch = PlanarFloatBuffer(channels: Int(outputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
+    private lazy var inputScratch = PlanarFloatBuffer(channels: Int(pcmInputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
+    private lazy var mixScratch = PlanarFloatBuffer(channels: Int(pcmOutputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
 
     /// The sample-rate converter (created on first use, from the quality, algorithm and prime
     /// method in effect then; `reset()` re-creates it if they changed).
@@ -96,10 +133,10 @@ open class AVAudioConverter: NSObject {
     /// Mixed input waiting for the resampler: frames `mixStart ..< mixStart + mixCount` of mixScratch.
     private var mixStart = 0
     private var mixCount = 0
-    private lazy var rateScratch = PlanarFloatBuffer(channels: Int(outputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
+    private lazy var rateScratch = PlanarFloatBuffer(channels: Int(pcmOutputFormat.channelCount), capacity: AVAudioConverter.chunkFrames)
     private var inputPointerScratch = UnsafeMutablePointer<UnsafePointer<Float>>.allocate(capacity: 1)
 
-    var changesRate: Bool { inputFormat.sampleRate != outputFormat.sampleRate }
+    var changesRate: Bool { pcmInputFormat.sampleRate != pcmOutputFormat.sampleRate }
 
     /// The resampler, built on first use.
     private func rateStage() -> SampleRateConverter? {
@@ -120,11 +157,11 @@ open class AVAudioConverter: NSObject {
         case .none: priming = .delayed
         }
         let phase: ResamplerPhase = sampleRateConverterAlgorithm == AVSampleRateConverterAlgorithm_MinimumPhase ? .minimum : .linear
-        let src = SampleRateConverter(inputRate: inputFormat.sampleRate, outputRate: outputFormat.sampleRate,
-                                      channels: Int(outputFormat.channelCount), quality: quality, phase: phase, priming: priming)
+        let src = SampleRateConverter(inputRate: pcmInputFormat.sampleRate, outputRate: pcmOutputFormat.sampleRate,
+                                      channels: Int(pcmOutputFormat.channelCount), quality: quality, phase: phase, priming: priming)
         resampler = src
         inputPointerScratch.deallocate()
-        inputPointerScratch = .allocate(capacity: max(1, Int(outputFormat.channelCount)))
+        inputPointerScratch = .allocate(capacity: max(1, Int(pcmOutputFormat.channelCount)))
         return src
     }
 
@@ -138,20 +175,33 @@ open class AVAudioConverter: NSObject {
     /// Frames per internal conversion step: 4096 frames keep each stage's scratch in L1/L2.
     static let chunkFrames = 4096
 
-    /// Creates a converter, or returns nil when either format is not PCM (compressed formats
-    /// arrive with the codec work) or the formats cannot be converted.
+    /// Creates a converter, or returns nil when the formats cannot be converted: PCM ↔ PCM, PCM →
+    /// a codec with an encoder in this library, or such a codec's packets → PCM (Apple Lossless and
+    /// FLAC today; the codec stage is in AVAudioConverter+Codec.swift). Compressed ↔ compressed is nil.
     public init?(from fromFormat: AVAudioFormat, to toFormat: AVAudioFormat) {
-        guard fromFormat.isPCM, toFormat.isPCM,
-              fromFormat.processingSampleType != nil, toFormat.processingSampleType != nil else { return nil }
+        var pcmIn = fromFormat, pcmOut = toFormat
+        if fromFormat.isPCM && toFormat.isPCM {
+        } else if fromFormat.isPCM, let stage = CodecEncodeStage(from: fromFormat, to: toFormat) {
+            encodeStage = stage
+            pcmOut = stage.pcmFormat
+        } else if toFormat.isPCM, let stage = CodecDecodeStage(from: fromFormat) {
+            decodeStage = stage
+            pcmIn = stage.pcmFormat
+        } else {
+            return nil
+        }
+        guard pcmIn.processingSampleType != nil, pcmOut.processingSampleType != nil else { return nil }
         // A rate ratio beyond this has no resampler designable in bounded time and memory (the
         // filter grows with the ratio; 1 GHz → 1 Hz would need about a billion taps): nil, which
         // Apple's failable initializer allows (it documents no limit).
-        let ratio = max(fromFormat.sampleRate / toFormat.sampleRate, toFormat.sampleRate / fromFormat.sampleRate)
+        let ratio = max(pcmIn.sampleRate / pcmOut.sampleRate, pcmOut.sampleRate / pcmIn.sampleRate)
         guard ratio <= AVAudioConverter.maximumRateRatio else { return nil }
         inputFormat = fromFormat
         outputFormat = toFormat
+        pcmInputFormat = pcmIn
+        pcmOutputFormat = pcmOut
         channelMap = []
-        matrix = ChannelMixPlan.matrix(from: fromFormat, to: toFormat, downmix: false, channelMap: nil)
+        matrix = ChannelMixPlan.matrix(from: pcmIn, to: pcmOut, downmix: false, channelMap: nil)
         super.init()
     }
 
@@ -164,10 +214,12 @@ open class AVAudioConverter: NSObject {
         resampler = nil
         mixStart = 0
         mixCount = 0
+        encodeStage?.reset()
+        decodeStage?.reset()
     }
 
     private var ditherActive: Bool {
-        dither && inputFormat.processingSampleType.map(isFloat) == true && outputFormat.processingSampleType.map(isFloat) == false
+        dither && pcmInputFormat.processingSampleType.map(isFloat) == true && pcmOutputFormat.processingSampleType.map(isFloat) == false
     }
 
     private func isFloat(_ t: ProcessingSampleType) -> Bool { t == .float32 || t == .float64 }
@@ -178,11 +230,18 @@ open class AVAudioConverter: NSObject {
     /// `inputBuffer.frameLength`. Throws when the formats do not match the converter's, when the
     /// output is too small, or when the converter changes the sample rate.
     open func convert(to outputBuffer: AVAudioPCMBuffer, from inputBuffer: AVAudioPCMBuffer) throws {
-        guard inputFormat.sampleRate == outputFormat.sampleRate else {
+        guard encodeStage == nil && decodeStage == nil else {
+            // Apple documents this method as "a basic conversion between audio formats that
+            // doesn't involve converting codecs or sample rates"; -50 as for the rate change
+            // below (measured there; for codecs it is this implementation's choice).
+            throw converterError(kAudio_ParamError,
+                                 "convert(to:from:) does not encode or decode (\(inputFormat) → \(outputFormat)); use convert(to:error:withInputFrom:)")
+        }
+        guard pcmInputFormat.sampleRate == pcmOutputFormat.sampleRate else {
             // Apple reports NSOSStatusErrorDomain -50 here, whatever the output capacity (measured
             // on the iOS simulator; see Types/AVAudioErrors.swift).
             throw converterError(kAudio_ParamError,
-                                 "convert(to:from:) cannot change the sample rate (\(inputFormat.sampleRate) Hz → \(outputFormat.sampleRate) Hz); use convert(to:error:withInputFrom:)")
+                                 "convert(to:from:) cannot change the sample rate (\(pcmInputFormat.sampleRate) Hz → \(pcmOutputFormat.sampleRate) Hz); use convert(to:error:withInputFrom:)")
         }
         try checkInput(inputBuffer)
         try checkOutput(outputBuffer)
@@ -219,7 +278,7 @@ open class AVAudioConverter: NSObject {
     }
 
     private func writeOutput(from scratch: PlanarFloatBuffer, frames: Int, to output: AVAudioPCMBuffer, at outFrame: Int) {
-        if dither && outputFormat.processingSampleType.map(isFloat) == false {
+        if dither && pcmOutputFormat.processingSampleType.map(isFloat) == false {
             SampleConversion.convert(frameCount: frames, from: scratch.processing, atFrame: 0,
                                      to: output.processingBufferPointer, atFrame: outFrame, dither: &ditherState)
         } else {
@@ -240,8 +299,10 @@ open class AVAudioConverter: NSObject {
     /// until `reset()`.
     open func convert(to outputBuffer: AVAudioBuffer, error outError: NSErrorPointer,
                       withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
+        if let encodeStage { return encode(encodeStage, to: outputBuffer, error: outError, withInputFrom: inputBlock) }
+        if let decodeStage { return decode(decodeStage, to: outputBuffer, error: outError, withInputFrom: inputBlock) }
         guard let output = outputBuffer as? AVAudioPCMBuffer else {
-            outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "the output buffer must be an AVAudioPCMBuffer (compressed output is not supported yet)")
+            outError?.pointee = converterError(kAudioConverterErr_FormatNotSupported, "a PCM → PCM converter fills an AVAudioPCMBuffer, not an AVAudioCompressedBuffer")
             return .error
         }
         do { try checkOutput(output) } catch {
@@ -249,11 +310,21 @@ open class AVAudioConverter: NSObject {
             return .error
         }
         output.frameLength = 0
+        return fillPCM(output, upTo: Int(output.frameCapacity), error: outError, withInputFrom: inputBlock)
+    }
+
+    /// The PCM pipeline's pull loop: appends frames to `output` (in `pcmOutputFormat`) after its
+    /// `frameLength`, up to `limit` frames, pulling `pcmInputFormat` buffers from `inputBlock`.
+    /// Returns as `convert(to:error:withInputFrom:)` does; `.endOfStream` when the stream has
+    /// ended and this call appended nothing.
+    func fillPCM(_ output: AVAudioPCMBuffer, upTo limit: Int, error outError: NSErrorPointer,
+                 withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
         if changesRate {
-            return convertWithRateChange(to: output, error: outError, withInputFrom: inputBlock)
+            return convertWithRateChange(to: output, upTo: limit, error: outError, withInputFrom: inputBlock)
         }
-        let capacity = Int(output.frameCapacity)
-        var produced = 0
+        let capacity = limit
+        let start = Int(output.frameLength)
+        var produced = start
         while produced < capacity {
             if let held = heldInput, heldOffset < Int(held.frameLength) {
                 let n = min(Int(held.frameLength) - heldOffset, capacity - produced, AVAudioConverter.chunkFrames)
@@ -266,7 +337,7 @@ open class AVAudioConverter: NSObject {
             heldOffset = 0
             if endOfStreamSeen {
                 output.frameLength = AVAudioFrameCount(produced)
-                return produced > 0 ? .haveData : .endOfStream
+                return produced > start ? .haveData : .endOfStream
             }
             if let stop = pullInput(inputBlock, frames: capacity - produced, error: outError) {
                 output.frameLength = AVAudioFrameCount(produced)
@@ -278,12 +349,13 @@ open class AVAudioConverter: NSObject {
     }
 
     /// The pull loop with a resampler: input → Float32 → channel matrix → resampler → output.
-    private func convertWithRateChange(to output: AVAudioPCMBuffer, error outError: NSErrorPointer,
+    private func convertWithRateChange(to output: AVAudioPCMBuffer, upTo limit: Int, error outError: NSErrorPointer,
                                        withInputFrom inputBlock: AVAudioConverterInputBlock) -> AVAudioConverterOutputStatus {
         let src = rateStage()!
-        let channels = Int(outputFormat.channelCount)
-        let capacity = Int(output.frameCapacity)
-        var produced = 0
+        let channels = Int(pcmOutputFormat.channelCount)
+        let capacity = limit
+        let start = Int(output.frameLength)
+        var produced = start
         let rateOut = UnsafeBufferPointer(start: rateScratch.pointers, count: channels)
         while produced < capacity {
             // 1. Feed buffered, mixed input to the resampler.
@@ -318,7 +390,7 @@ open class AVAudioConverter: NSObject {
                 let k = src.flush(output: rateOut, outputCapacity: min(AVAudioConverter.chunkFrames, capacity - produced))
                 if k == 0 {
                     output.frameLength = AVAudioFrameCount(produced)
-                    return produced > 0 ? .haveData : .endOfStream
+                    return produced > start ? .haveData : .endOfStream
                 }
                 writeOutput(from: rateScratch, frames: k, to: output, at: produced)
                 produced += k
@@ -375,21 +447,21 @@ open class AVAudioConverter: NSObject {
 
     private func checkInput(_ buffer: AVAudioPCMBuffer) throws {
         let f = buffer.format
-        guard f.commonFormat == inputFormat.commonFormat, f.isInterleaved == inputFormat.isInterleaved,
-              f.channelCount == inputFormat.channelCount else {
+        guard f.commonFormat == pcmInputFormat.commonFormat, f.isInterleaved == pcmInputFormat.isInterleaved,
+              f.channelCount == pcmInputFormat.channelCount else {
             throw converterError(kAudioConverterErr_FormatNotSupported, "input buffer in \(f) does not match the converter's input format \(inputFormat)")
         }
     }
 
-    private func checkOutput(_ buffer: AVAudioPCMBuffer) throws {
+    func checkOutput(_ buffer: AVAudioPCMBuffer) throws {
         let f = buffer.format
-        guard f.commonFormat == outputFormat.commonFormat, f.isInterleaved == outputFormat.isInterleaved,
-              f.channelCount == outputFormat.channelCount else {
+        guard f.commonFormat == pcmOutputFormat.commonFormat, f.isInterleaved == pcmOutputFormat.isInterleaved,
+              f.channelCount == pcmOutputFormat.channelCount else {
             throw converterError(kAudioConverterErr_FormatNotSupported, "output buffer in \(f) does not match the converter's output format \(outputFormat)")
         }
     }
 
-    private func converterError(_ code: OSStatus, _ message: String) -> NSError {
+    func converterError(_ code: OSStatus, _ message: String) -> NSError {
         NSError(domain: NSOSStatusErrorDomain, code: Int(code), userInfo: [NSLocalizedDescriptionKey: "AVAudioConverter: " + message])
     }
 
