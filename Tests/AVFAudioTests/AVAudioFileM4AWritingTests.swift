@@ -80,7 +80,8 @@ import AVFoundation
         #expect(file.fileFormat.streamDescription.pointee.mFramesPerPacket == 4096, "\(label)")
         #expect(file.length == AVAudioFramePosition(frames), "\(label)")
         file.close()
-        #expect(try Tools.readOurs(url, bits: bits) == samples, "\(label): our reader")
+        let ours = try Tools.readOurs(url, bits: bits) == samples
+        #expect(ours, "\(label): our reader")
         // The brand says which container.
         let head = [UInt8](try Data(contentsOf: url).prefix(12))
         #expect(String(decoding: head[8..<12], as: UTF8.self) == (codec == kAudioFormatFLAC ? "isom" : "M4A "), "\(label)")
@@ -88,8 +89,26 @@ import AVFoundation
         guard Tools.hasFFmpeg else { print("SKIP ffmpeg checks of \(label) in MP4: ffmpeg is not installed"); return }
         let theirs = try #require(Self.ffmpegSamples(url, codec: codec, channels: channels, bits: bits), "\(label): ffmpeg could not decode")
         #expect(theirs.count == samples.count, "\(label): ffmpeg decodes \(theirs.count) samples of \(samples.count)")
-        #expect(theirs == samples, "\(label): \(zip(theirs, samples).filter { $0 != $1 }.count) samples differ in ffmpeg's decode")
+        let same = theirs == samples
+        #expect(same, "\(label): \(zip(theirs, samples).filter { $0 != $1 }.count) samples differ in ffmpeg's decode")
         #expect(Self.ffprobeDurationTS(url) == frames, "\(label): ffprobe's duration")
+    }
+
+    /// A sawtooth whose wrap-arounds leave a residual of +32,768 right after a run of zeros: the
+    /// one coding Apple's ALAC decoder and ffmpeg's read differently (see
+    /// ALACEncoder.codeResiduals). ffmpeg rejected such packets before the encoder avoided it.
+    @Test func aSawtoothFFmpegOnceRejectedDecodesExactly() throws {
+        guard Tools.hasFFmpeg else { print("SKIP the ALAC sawtooth check: ffmpeg is not installed"); return }
+        let dir = try Tools.scratch()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let frames = 10 * 4096
+        var samples = [Int32](repeating: 0, count: frames * 2)
+        for i in 0..<frames { for c in 0..<2 { samples[i * 2 + c] = Int32((Float((i * 7 + c * 13) % 2000 - 1000) / 2000 * 32768).rounded()) } }
+        let url = dir.appendingPathComponent("saw.m4a")
+        try Self.write(samples, settings: Self.settings(kAudioFormatAppleLossless, channels: 2, bits: 16), channels: 2, bits: 16, to: url, chunks: [2048])
+        let theirs = try #require(Self.ffmpegSamples(url, codec: kAudioFormatAppleLossless, channels: 2, bits: 16))
+        let same = theirs == samples   // (a Bool: a failure message of two 80,000-sample arrays helps nobody)
+        #expect(same, "ffmpeg decodes \(theirs.count / 2) frames of \(frames), \(zip(theirs, samples).filter { $0 != $1 }.count) differ")
     }
 
     @Test func aFileCopiedMidWriteHoldsEveryCompletedPacket() throws {
