@@ -51,6 +51,12 @@ struct MP4BoxBuilder {
     mutating func zeros(_ n: Int) { w.zeros(n) }
     mutating func append(_ bytes: [UInt8]) { w.append(bytes) }
 
+    /// A table of big-endian integers in one copy (the `moov` is rebuilt after every write, so
+    /// its per-packet tables are copied whole rather than written entry by entry).
+    mutating func appendBigEndian<T: FixedWidthInteger>(_ values: [T]) {
+        values.map { $0.bigEndian }.withUnsafeBytes { w.bytes.append(contentsOf: $0) }
+    }
+
     /// The unity matrix of `mvhd` and `tkhd` (§8.2.2: { 0x00010000,0,0, 0,0x00010000,0, 0,0,0x40000000 }).
     mutating func unityMatrix() {
         for v: UInt32 in [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000] { w.u32(v) }
@@ -202,7 +208,7 @@ enum MP4MovieBuilder {
             b.fullBox("stsz") { b in
                 b.u32(0)                                        // sample_size 0: a size per packet follows
                 b.u32(UInt32(packetSizes.count))
-                for s in packetSizes { b.u32(s) }
+                b.appendBigEndian(packetSizes)
             }
             var offsets: [UInt64] = []
             offsets.reserveCapacity(chunks)
@@ -214,12 +220,12 @@ enum MP4MovieBuilder {
             if let last = offsets.last, last > UInt64(UInt32.max) {
                 b.fullBox("co64") { b in
                     b.u32(UInt32(offsets.count))
-                    for o in offsets { b.u64(o) }
+                    b.appendBigEndian(offsets)
                 }
             } else {
                 b.fullBox("stco") { b in
                     b.u32(UInt32(offsets.count))
-                    for o in offsets { b.u32(UInt32(o)) }
+                    b.appendBigEndian(offsets.map { UInt32(truncatingIfNeeded: $0) })
                 }
             }
         }

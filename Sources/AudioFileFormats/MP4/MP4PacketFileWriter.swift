@@ -28,8 +28,8 @@
 // 16 bytes, as ffmpeg's muxer does with its 'wide' box.
 //
 // The reserve. Each slot holds `reservedBytes` (64 KiB by default, like CAF's reserved table):
-// the `moov` is about 700 bytes plus 4 per packet (`stsz`) and 4 per 16 packets (`stco`), so
-// about 15,800 packets — 24 minutes of 44.1 kHz audio, 11 at 96 kHz. Past that, as CAF's writer
+// the `moov` is about 600 bytes plus 4 per packet (`stsz`) and 4 per 16 packets (`stco`), so
+// about 15,000 packets — 23 minutes of 44.1 kHz audio, 10 at 96 kHz. Past that, as CAF's writer
 // does, the `moov` on disk stops growing during writes (the file stays valid, listing the packets
 // of those first minutes — what a killed writer then recovers), and `close()` writes the
 // complete `moov` after the data, gives the data box its true size (two `moov`s: the stale first
