@@ -1,7 +1,8 @@
 // MP4PacketFileWriter below AVAudioFile: the reserve-overflow path (a 1 KiB reserve outgrown
 // after a few hundred packets: during writing the file keeps listing the packets of before the
 // overflow, and `close()` moves the complete moov after the data, which MP4PacketReader and
-// ffmpeg then read whole, bit-exactly), the two moov slots alternating, and the chunk-offset
+// ffmpeg then read whole, bit-exactly), the two moov slots alternating, the instant inside a
+// publish when both slots hold a moov (MP4PacketReader and ffmpeg take the first), and the chunk-offset
 // table switching to co64 past 4 GiB (checked on the box builder's output, parsed by
 // MP4PacketReader's sample-table code). Skips the ffmpeg check visibly without ffmpeg.
 import Foundation
@@ -98,6 +99,51 @@ import AudioCodecs
         #expect(firstTypes == ["free", "moov", "free"])
         try w.close()
         #expect(try MP4PacketReader.packetIndex(path: path).validFrameCount == 3 * 4096)
+    }
+
+    /// The moment inside a publish when both slots hold a `moov` (the new one's header written,
+    /// the old one not yet freed): readers must take the first, whichever it is, and both are
+    /// complete. Made by hand — a 5-packet moov spliced into slot A of a 10-packet file whose
+    /// moov sits in slot B — since a kill lands there too rarely to test by killing.
+    @Test func withTwoMoovsReadersTakeTheFirst() throws {
+        let dir = TempDir()
+        let (bytes, samples) = Self.pcm(frames: 10 * 4096)
+        for (name, packets) in [("p10.m4a", 10), ("p5.m4a", 5)] {
+            let w = try Self.writer(dir.path(name), reserve: 4096)
+            try bytes.withUnsafeBytes { try w.write(frames: packets * 4096, from: $0.baseAddress!, atFrame: 0) }
+            try w.close()
+        }
+        var full = fileBytes(dir.path("p10.m4a"))
+        let part = fileBytes(dir.path("p5.m4a"))
+        let slotA = 28, slotB = 28 + 4096                 // after the 28-byte M4A ftyp
+        func liveMoov(_ file: [UInt8]) throws -> [UInt8] {
+            let top = try mp4Children(file, 0..<file.count, parent: "file")
+            let box = try #require(top.first { $0.plainName == "moov" })
+            return Array(file[box.start..<box.payload.upperBound])
+        }
+        func place(_ moov: [UInt8], at slot: Int) {
+            var free = ByteWriter(bigEndian: true)
+            free.u32(UInt32(4096 - moov.count)); free.fourCC("free")
+            full.replaceSubrange(slot..<(slot + moov.count + 8), with: moov + free.bytes)
+        }
+        let long = try liveMoov(full), short = try liveMoov(part)
+        place(long, at: slotB)
+        place(short, at: slotA)
+        let spliced = dir.write("two.m4a", full)
+        #expect(try mp4Children(full, 0..<full.count, parent: "file").filter { $0.plainName == "moov" }.count == 2)
+        #expect(try MP4PacketReader.packetIndex(path: spliced).validFrameCount == 5 * 4096)
+
+        guard Self.hasFFmpeg else { print("SKIP ffmpeg check of a file with two moovs: ffmpeg is not installed"); return }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["ffmpeg", "-v", "error", "-i", spliced, "-f", "s16le", "-"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let decoded = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        let theirs = decoded.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+        #expect(theirs == Array(samples[0..<(5 * 4096 * 2)]), "ffmpeg decodes \(theirs.count / 2) frames")
     }
 
     @Test func chunkOffsetsPast4GiBUseCo64() throws {
