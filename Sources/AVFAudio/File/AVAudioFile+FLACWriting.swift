@@ -1,6 +1,7 @@
 // AVAudioFile writing native FLAC (`.flac`, or AVAudioFileTypeKey kAudioFileFLACType) with
 // AVFormatIDKey kAudioFormatFLAC, as Apple platforms do; the stream is encoded by AudioCodecs'
-// FLACEncoder through AudioFileFormats' FLACFileWriter.
+// FLACEncoder through AudioFileFormats' FLACFileWriter. FLAC in MPEG-4 files (.m4a, .mp4) is
+// AVAudioFile+MP4Writing.swift's, with the same settings (`flacStream`).
 //
 // Settings honoured: AVSampleRateKey (a whole number of Hz, 1…1,048,575), AVNumberOfChannelsKey
 // (1…8), AVChannelLayoutKey, and the source depth from AVEncoderBitDepthHintKey — the key Apple

@@ -13,6 +13,10 @@
 // (`flacStream`: AVEncoderBitDepthHintKey, the compression level keys), and the file format
 // reported is the same: what AVAudioFile reports reading the file back. An MP4 track's timescale
 // is a whole number of Hz, so a fractional sample rate is refused.
+//
+// FLAC's STREAMINFO (in the `dfLa` box) carries the frame sizes and total samples listed so far;
+// its MD5 signature stays all zero ("not computed", which RFC 9639 §8.2 allows): the packet
+// encoder keeps no running MD5 (a native .flac file gets one).
 import AudioFileFormats
 import AudioCodecs
 import AudioKernels
