@@ -42,7 +42,6 @@ public final class CAFPacketFileWriter {
 
     private var file: RawFile
     private let containerBytes: Int
-    private let justification: Int32
     private let pending: UnsafeMutablePointer<Int32>
     private var buffered = 0
     private var packetBuffer: [UInt8]
@@ -110,7 +109,6 @@ public final class CAFPacketFileWriter {
         self.dataHeaderOffset = dataHeaderOffset
         dataEnd = Int64(header.count)
         containerBytes = description.encoding.bytesPerSample
-        justification = Int32(containerBytes * 8 - description.validBitsPerSample)
         pending = .allocate(capacity: encoder.framesPerPacket * description.channelCount)
         packetBuffer = [UInt8](repeating: 0, count: encoder.maximumPacketSize)
     }
@@ -173,24 +171,8 @@ public final class CAFPacketFileWriter {
         if let failure { throw failure }
     }
 
-    /// Interleaved container samples → right-justified Int32 (a depth below its container's
-    /// rounded to the nearest step of that depth, as the FLAC writer does).
     private func load(_ p: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<Int32>) {
-        switch containerBytes {
-        case 2: for i in 0..<count { out[i] = Int32(Int16(littleEndian: p.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))) }
-        case 3:
-            for i in 0..<count {
-                let b = p + 3 * i
-                out[i] = Int32(b.load(as: UInt8.self)) | Int32(b.load(fromByteOffset: 1, as: UInt8.self)) << 8 | Int32(b.load(fromByteOffset: 2, as: Int8.self)) << 16
-            }
-        default: for i in 0..<count { out[i] = Int32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
-        }
-        let shift = justification
-        if shift > 0 {
-            let half = Int64(1) << Int64(shift - 1)
-            let largest = (Int64(1) << Int64(description.validBitsPerSample - 1)) - 1
-            for i in 0..<count { out[i] = Int32(min((Int64(out[i]) + half) >> Int64(shift), largest)) }
-        }
+        loadPacketSamples(p, count: count, containerBytes: containerBytes, validBits: description.validBitsPerSample, into: out)
     }
 
     /// Encodes the buffered frames as the next packet and appends it to the data.

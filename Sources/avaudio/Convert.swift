@@ -31,9 +31,10 @@ struct Convert: ParsableCommand {
         abstract: "Convert an audio file to another container, sample format, sample rate or channel count.",
         discussion: """
             The output container comes from --format, else from OUT's extension (.wav, .aif/.aiff, \
-            .aifc, .caf, .au/.snd, .flac). The sample format defaults to the input's (bit depth, integer \
+            .aifc, .caf, .au/.snd, .flac, .m4a, .mp4). The sample format defaults to the input's (bit depth, integer \
             or float, µ-law/A-law; FLAC keeps integer depths and stores float input as 24-bit, \
-            --level 0–8 choosing its compression; --alac writes Apple Lossless into .caf); flags \
+            --level 0–8 choosing its compression; .m4a/.mp4 hold Apple Lossless, or FLAC with --flac; \
+            --alac writes Apple Lossless into .caf); flags \
             override it. Sample rate and channel count are kept \
             unless --rate or --channels change them, through AVAudioConverter.
 
@@ -69,7 +70,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "The file to write (replaced if it exists).")
     var output: String
 
-    @Option(help: "Output container: wav, aiff, aifc, caf, au or flac (default: from OUT's extension).")
+    @Option(help: "Output container: wav, aiff, aifc, caf, au, flac, m4a or mp4 (default: from OUT's extension).")
     var format: Container?
 
     @Option(help: "Bits per sample: 8, 16, 24 or 32 for integers; 32 or 64 with --float.")
@@ -78,8 +79,11 @@ struct Convert: ParsableCommand {
     @Option(help: "FLAC compression level, 0 (fastest) to 8 (smallest); default 5.")
     var level: Int?
 
-    @Flag(help: "Write Apple Lossless (ALAC) into a .caf file (16, 20, 24 or 32 bits; default the input's depth, 24 for float input).")
+    @Flag(help: "Write Apple Lossless (ALAC) into a .caf file (16, 20, 24 or 32 bits; default the input's depth, 24 for float input); .m4a and .mp4 files hold it by default.")
     var alac = false
+
+    @Flag(help: "Write FLAC packets into an .m4a or .mp4 file instead of Apple Lossless (FLAC in ISO base media).")
+    var flac = false
 
     @Flag(help: "Write floating-point samples (32-bit unless --bits 64).")
     var float = false
@@ -143,20 +147,26 @@ struct Convert: ParsableCommand {
         if dither && (ulaw || alaw) { throw ValidationError("--dither applies when writing linear integers, not G.711") }
         if dither && effects.any { throw ValidationError("--dither cannot be combined with effects") }
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
-        if alac {
-            guard container == .caf else { throw ValidationError("--alac writes Apple Lossless into CAF: give OUT the .caf extension or --format caf") }
+        if alac && flac { throw ValidationError("--alac and --flac are exclusive") }
+        if flac && !(container?.isMPEG4 ?? false) && container != .flac {
+            throw ValidationError("--flac writes FLAC into MPEG-4: give OUT the .m4a or .mp4 extension (a .flac file holds FLAC already)")
+        }
+        if alac || (container?.isMPEG4 ?? false) && !flac {
+            guard container == .caf || (container?.isMPEG4 ?? false) else {
+                throw ValidationError("--alac writes Apple Lossless into CAF or MPEG-4: give OUT the .caf, .m4a or .mp4 extension")
+            }
             if float || ulaw || alaw { throw ValidationError("Apple Lossless stores integer samples: drop --\(float ? "float" : ulaw ? "ulaw" : "alaw")") }
             if bigEndian || littleEndian { throw ValidationError("Apple Lossless has no byte order to choose: drop --\(bigEndian ? "big" : "little")-endian") }
             if dither { throw ValidationError("--dither is not available for Apple Lossless output yet") }
             if let bits, ![16, 20, 24, 32].contains(bits) { throw ValidationError("Apple Lossless stores 16, 20, 24 or 32 bits, not \(bits)") }
         }
-        if container == .flac {
+        if container == .flac || flac {
             if float || ulaw || alaw { throw ValidationError("FLAC stores integer samples: drop --\(float ? "float" : ulaw ? "ulaw" : "alaw")") }
             if bigEndian || littleEndian { throw ValidationError("FLAC has no byte order to choose: drop --\(bigEndian ? "big" : "little")-endian") }
             if dither { throw ValidationError("--dither is not available for FLAC output yet") }
             if let level, !(0...8).contains(level) { throw ValidationError("--level must be between 0 and 8, not \(level)") }
         } else if level != nil {
-            throw ValidationError("--level applies to FLAC output (a .flac file or --format flac)")
+            throw ValidationError("--level applies to FLAC output (a .flac file, --format flac, or --flac)")
         }
     }
 
@@ -452,7 +462,7 @@ struct Convert: ParsableCommand {
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
         if let format { settings[AVAudioFileTypeKey] = format.fileTypeID }
 
-        if alac {
+        if alac || (container?.isMPEG4 ?? false) && !flac {
             // Apple Lossless stores 16, 20, 24 or 32 bits: the input's integer depth rounded up to
             // one of those, 24 for floating point, 16 for G.711.
             let source = facts.isLinearPCM && !facts.isFloat ? facts.bitsPerChannel : facts.isFloat ? 24 : 16
@@ -460,7 +470,7 @@ struct Convert: ParsableCommand {
             settings[AVEncoderBitDepthHintKey] = bits ?? [16, 20, 24, 32].first { $0 >= source } ?? 32
             return settings
         }
-        if container == .flac {
+        if container == .flac || flac {
             // FLAC stores integers: the input's depth when it holds integers, else 24 bits for
             // floating point (what a float source keeps of its 24-bit mantissa) and 16 for G.711.
             settings[AVFormatIDKey] = kAudioFormatFLAC

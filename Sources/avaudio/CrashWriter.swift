@@ -2,6 +2,7 @@
 // CrashKillTests). Not shown in `avaudio --help`.
 //
 //     avaudio _crash-writer write OUT --container wav --bits 16 [--chunk 4096] [--frames N]
+//         (--container m4a writes Apple Lossless, m4a-flac FLAC, into an M4A file)
 //         writes a deterministic stereo signal with AVAudioFile, `--chunk` frames per
 //         `write(from:)`, and prints "R" once the file is created, then "W <total frames>" (flushed)
 //         after each write returns; it
@@ -24,7 +25,7 @@ struct CrashWriter: ParsableCommand {
 
     @Argument(help: "write or verify") var mode: String
     @Argument(help: "The file to write or verify.") var path: String
-    @Option(help: "wav, aiff, aifc, caf or au (write).") var container = "wav"
+    @Option(help: "wav, aiff, aifc, caf, au, m4a (Apple Lossless) or m4a-flac (FLAC in MP4) (write).") var container = "wav"
     @Option(help: "16, 24 or 32 (float) bits per sample.") var bits = 16
     @Option(help: "Frames per write(from:).") var chunk = 4096
     @Option(help: "write: stop after this many frames (0: until killed); verify: frames that must be there.") var frames = 0
@@ -52,6 +53,7 @@ struct CrashWriter: ParsableCommand {
         case "aifc": fileType = kAudioFileAIFCType
         case "caf": fileType = kAudioFileCAFType
         case "au": fileType = kAudioFileNextType
+        case "m4a", "m4a-flac": fileType = kAudioFileM4AType
         default: throw ValidationError("unknown container \(container)")
         }
         var settings: [String: Any] = [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2,
@@ -59,6 +61,11 @@ struct CrashWriter: ParsableCommand {
                                        AVLinearPCMIsBigEndianKey: container == "aiff" || container == "aifc" || container == "au",
                                        AVAudioFileTypeKey: fileType]
         if container == "aiff" { settings[AVLinearPCMIsFloatKey] = false }
+        if container.hasPrefix("m4a") {
+            // Packets of 4,096 frames: a kill keeps every packet the last write completed.
+            settings[AVFormatIDKey] = container == "m4a" ? kAudioFormatAppleLossless : kAudioFormatFLAC
+            settings[AVEncoderBitDepthHintKey] = bits
+        }
         let file = try AVAudioFile(forWriting: URL(fileURLWithPath: path), settings: settings, commonFormat: .pcmFormatFloat32, interleaved: false)
         let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(chunk))!
         print("R")   // the file exists, with its header

@@ -271,6 +271,8 @@ struct DemoCase {
         case .caf: return "CAF"
         case .au: return "NeXT/Sun AU"
         case .flac: return "FLAC"
+        case .m4a: return "MPEG-4 audio (M4A)"
+        case .mp4: return "MPEG-4"
         }
     }
 

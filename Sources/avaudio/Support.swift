@@ -50,7 +50,7 @@ struct ToolError: Error, CustomStringConvertible {
 
 /// The containers the tool writes, with their Core Audio file type IDs.
 enum Container: String, CaseIterable, ExpressibleByArgument {
-    case wav, aiff, aifc, caf, au, flac
+    case wav, aiff, aifc, caf, au, flac, m4a, mp4
 
     /// The `AudioFileTypeID` to pass as `AVAudioFileTypeKey`.
     var fileTypeID: AudioFileTypeID {
@@ -61,6 +61,8 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case .caf: return kAudioFileCAFType
         case .au: return kAudioFileNextType
         case .flac: return kAudioFileFLACType
+        case .m4a: return kAudioFileM4AType
+        case .mp4: return kAudioFileMPEG4Type
         }
     }
 
@@ -73,6 +75,8 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case .caf: return "CAF"
         case .au: return "AU"
         case .flac: return "FLAC"
+        case .m4a: return "M4A"
+        case .mp4: return "MPEG-4"
         }
     }
 
@@ -84,11 +88,14 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         }
     }
 
+    /// Whether the container holds only compressed packets (MPEG-4: Apple Lossless or FLAC here).
+    var isMPEG4: Bool { self == .m4a || self == .mp4 }
+
     /// Whether the container stores integer samples big-endian unless told otherwise.
     var prefersBigEndian: Bool {
         switch self {
         case .aiff, .aifc, .au: return true
-        case .wav, .caf, .flac: return false
+        case .wav, .caf, .flac, .m4a, .mp4: return false
         }
     }
 
@@ -101,6 +108,8 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case "caf": self = .caf
         case "au", "snd": self = .au
         case "flac": self = .flac
+        case "m4a": self = .m4a
+        case "mp4": self = .mp4
         default: return nil
         }
     }

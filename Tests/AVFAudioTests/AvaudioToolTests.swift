@@ -288,6 +288,33 @@ final class AvaudioToolTests {
         #expect(wrongContainer.status != 0 && wrongContainer.stderr.contains("--alac writes Apple Lossless into CAF"))
     }
 
+    @Test func convertToM4AWritesAppleLosslessOrFLACLosslessly() throws {
+        var seed: UInt32 = 99
+        let original = try writeWAV("source.wav", sampleRate: 44_100, channels: 2, frames: 25_000) { i, c in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let tone = 0.4 * sin(2 * Float.pi * 220 * Float(i) / 44_100 + Float(c))
+            return (tone * 32_767).rounded() / 32_768 + Float(Int16(truncatingIfNeeded: seed >> 16) >> 9) / 32_768
+        }
+        for (name, extra, codec) in [("out.m4a", [String](), kAudioFormatAppleLossless), ("out.mp4", ["--flac"], kAudioFormatFLAC)] {
+            let out = directory.appendingPathComponent(name)
+            let back = directory.appendingPathComponent("back-\(name).wav")
+            let first = try AvaudioTool.run(["convert", original.path, out.path] + extra)
+            #expect(first.status == 0, "\(first.stderr)")
+            let file = try AVAudioFile(forReading: out)
+            #expect(file.fileFormat.streamDescription.pointee.mFormatID == codec, "\(name)")
+            #expect(file.length == 25_000, "\(name)")
+            file.close()
+            let second = try AvaudioTool.run(["convert", out.path, back.path])
+            #expect(second.status == 0, "\(second.stderr)")
+            #expect(try readSamples(original) == readSamples(back), "\(name)")
+        }
+        // MPEG-4 holds no floats or G.711 here, and --flac needs an MPEG-4 output.
+        let float = try AvaudioTool.run(["convert", original.path, directory.appendingPathComponent("f.m4a").path, "--float"])
+        #expect(float.status != 0 && float.stderr.contains("Apple Lossless stores integer samples"), "\(float.stderr)")
+        let flacCAF = try AvaudioTool.run(["convert", original.path, directory.appendingPathComponent("f.caf").path, "--flac"])
+        #expect(flacCAF.status != 0 && flacCAF.stderr.contains("--flac writes FLAC into MPEG-4"), "\(flacCAF.stderr)")
+    }
+
     @Test func convertHonoursFormatOption() throws {
         let source = try writeWAV("plain.wav", sampleRate: 22_050, channels: 1, frames: 1_000) { _, i in Float(i % 100) / 200 }
         let out = directory.appendingPathComponent("out.bin")

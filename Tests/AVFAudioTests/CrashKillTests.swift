@@ -28,7 +28,7 @@ struct CrashKillTests {
         process.waitUntilExit()
         watchdog.cancel()
         #expect(process.terminationStatus == 0, "\(output)")
-        #expect(output.split(separator: "\n").count == 13, "one line per format: \(output)")
+        #expect(output.split(separator: "\n").count == 16, "one line per format: \(output)")
     }
 
     /// A writer that reaches a file size limit (`ulimit -f`, the stand-in for a full disk) gets a

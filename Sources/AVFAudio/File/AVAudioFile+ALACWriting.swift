@@ -1,8 +1,8 @@
 // AVAudioFile writing Apple Lossless (AVFormatIDKey kAudioFormatAppleLossless) into CAF files
 // (`.caf`, or AVAudioFileTypeKey kAudioFileCAFType), as Apple platforms do; the packets are
-// encoded by AudioCodecs' ALACEncoder through AudioFileFormats' CAFPacketFileWriter. (MP4/M4A,
-// the other container Apple writes ALAC into, is not written yet: asking for it is a clear
-// error, not a silent CAF.)
+// encoded by AudioCodecs' ALACEncoder through AudioFileFormats' CAFPacketFileWriter. MP4/M4A, the
+// other container Apple writes ALAC into, is AVAudioFile+MP4Writing.swift's, with the same
+// settings (`alacStream`).
 //
 // Settings honoured: AVSampleRateKey, AVNumberOfChannelsKey (1…8), AVChannelLayoutKey, and the
 // source depth from AVEncoderBitDepthHintKey (Apple's key for lossless encoders' source depth)
@@ -37,11 +37,30 @@ extension AVAudioFile {
         if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
             let value = type.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
             guard value == kAudioFileCAFType else {
-                throw refuse("Apple Lossless is written only to CAF files (kAudioFileCAFType) by this library, not \(fourCharCodeString(value)) files")
+                throw refuse("Apple Lossless is written to CAF, M4A and MPEG-4 files (kAudioFileCAFType, kAudioFileM4AType, kAudioFileMPEG4Type), not \(fourCharCodeString(value)) files")
             }
         } else if url.pathExtension.lowercased() != "caf" {
-            throw refuse("Apple Lossless is written only to CAF files by this library (M4A writing is not implemented yet); use the .caf extension")
+            throw refuse("Apple Lossless is written to CAF (.caf) and MPEG-4 (.m4a, .mp4) files, not '.\(url.pathExtension)' ones")
         }
+        let (description, layout, flags) = try alacStream(settings, refuse: refuse)
+        let writer: CAFPacketFileWriter
+        do {
+            writer = try CAFPacketFileWriter(path: path, codec: kAudioFormatAppleLossless, description: description, formatFlags: flags,
+                                             channelLayout: layout.map { bigEndianCAFLayout($0) })
+        } catch let error as AudioFileFormatError {
+            throw nsError(error, path: path)
+        }
+        guard let fileFormat = alacFileFormat(description, flags: flags, framesPerPacket: writer.encoder.framesPerPacket, layout: layout) else {
+            try? writer.close()
+            throw refuse("no file format describes \(description)")
+        }
+        return ALACWriting(writer: writer, description: description, fileFormat: fileFormat, layout: layout)
+    }
+
+    /// The stream `settings` describe for Apple Lossless (the note at the top), its layout and
+    /// its source depth flag; throws `refuse`'s error when they describe none.
+    static func alacStream(_ settings: [String: Any], refuse: (String) -> NSError) throws
+        -> (description: AudioDataDescription, layout: AVAudioChannelLayout?, flags: AudioFormatFlags) {
         guard let rate = AVAudioFormat.number(settings[AVSampleRateKey]), rate.isFinite, rate >= 1, rate <= Double(UInt32.max),
               let channelValue = AVAudioFormat.number(settings[AVNumberOfChannelsKey]), channelValue >= 1, channelValue <= 65535 else {
             throw refuse("the settings do not describe a valid format (\(describe(settings)))")
@@ -67,24 +86,18 @@ extension AVAudioFile {
         case 24: flags = kAppleLosslessFormatFlag_24BitSourceData
         default: flags = kAppleLosslessFormatFlag_32BitSourceData
         }
-        let writer: CAFPacketFileWriter
-        do {
-            writer = try CAFPacketFileWriter(path: path, codec: kAudioFormatAppleLossless, description: description, formatFlags: flags,
-                                             channelLayout: layout.map { bigEndianCAFLayout($0) })
-        } catch let error as AudioFileFormatError {
-            throw nsError(error, path: path)
-        }
+        return (description, layout, flags)
+    }
+
+    /// The file format AVAudioFile reports for Apple Lossless data of `description`.
+    static func alacFileFormat(_ description: AudioDataDescription, flags: AudioFormatFlags, framesPerPacket: Int,
+                               layout: AVAudioChannelLayout?) -> AVAudioFormat? {
         var asbd = AudioStreamBasicDescription()
-        asbd.mSampleRate = rate
+        asbd.mSampleRate = description.sampleRate
         asbd.mFormatID = kAudioFormatAppleLossless
         asbd.mFormatFlags = flags
-        asbd.mFramesPerPacket = UInt32(writer.encoder.framesPerPacket)
-        asbd.mChannelsPerFrame = UInt32(channels)
-        let format = layout.map { AVAudioFormat(streamDescription: &asbd, channelLayout: $0) } ?? AVAudioFormat(streamDescription: &asbd)
-        guard let fileFormat = format else {
-            try? writer.close()
-            throw refuse("no file format describes \(description)")
-        }
-        return ALACWriting(writer: writer, description: description, fileFormat: fileFormat, layout: layout)
+        asbd.mFramesPerPacket = UInt32(framesPerPacket)
+        asbd.mChannelsPerFrame = UInt32(description.channelCount)
+        return layout.map { AVAudioFormat(streamDescription: &asbd, channelLayout: $0) } ?? AVAudioFormat(streamDescription: &asbd)
     }
 }

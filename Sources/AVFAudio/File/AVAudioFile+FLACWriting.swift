@@ -1,6 +1,7 @@
 // AVAudioFile writing native FLAC (`.flac`, or AVAudioFileTypeKey kAudioFileFLACType) with
 // AVFormatIDKey kAudioFormatFLAC, as Apple platforms do; the stream is encoded by AudioCodecs'
-// FLACEncoder through AudioFileFormats' FLACFileWriter.
+// FLACEncoder through AudioFileFormats' FLACFileWriter. FLAC in MPEG-4 files (.m4a, .mp4) is
+// AVAudioFile+MP4Writing.swift's, with the same settings (`flacStream`).
 //
 // Settings honoured: AVSampleRateKey (a whole number of Hz, 1…1,048,575), AVNumberOfChannelsKey
 // (1…8), AVChannelLayoutKey, and the source depth from AVEncoderBitDepthHintKey — the key Apple
@@ -75,11 +76,29 @@ extension AVAudioFile {
         if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
             let value = type.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
             guard value == kAudioFileFLACType else {
-                throw refuse("FLAC data is written only to FLAC files (kAudioFileFLACType), not \(fourCharCodeString(value)) files")
+                throw refuse("FLAC data is written to FLAC, M4A and MPEG-4 files (kAudioFileFLACType, kAudioFileM4AType, kAudioFileMPEG4Type), not \(fourCharCodeString(value)) files")
             }
         } else if url.pathExtension.lowercased() != "flac" {
-            throw refuse("FLAC data is written only to FLAC files; use the .flac extension or AVAudioFileTypeKey kAudioFileFLACType")
+            throw refuse("FLAC data is written to FLAC (.flac) and MPEG-4 (.m4a, .mp4) files; use one of those extensions or AVAudioFileTypeKey")
         }
+        let (description, layout, level) = try flacStream(settings, refuse: refuse)
+        let writer: FLACFileWriter
+        do {
+            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level)
+        } catch let error as AudioFileFormatError {
+            throw nsError(error, path: path)
+        }
+        guard let fileFormat = flacFileFormat(description, blockSize: writer.blockSize, layout: layout) else {
+            try? writer.close()
+            throw refuse("no file format describes \(description)")
+        }
+        return FLACWriting(writer: writer, description: description, fileFormat: fileFormat, layout: layout)
+    }
+
+    /// The stream `settings` describe for FLAC (the note at the top), its layout and compression
+    /// level; throws `refuse`'s error when they describe none.
+    static func flacStream(_ settings: [String: Any], refuse: (String) -> NSError) throws
+        -> (description: AudioDataDescription, layout: AVAudioChannelLayout?, level: Int) {
         guard let rate = AVAudioFormat.number(settings[AVSampleRateKey]), rate.isFinite, rate > 0,
               let channelValue = AVAudioFormat.number(settings[AVNumberOfChannelsKey]), channelValue >= 1, channelValue <= 65535 else {
             throw refuse("the settings do not describe a valid format (\(describe(settings)))")
@@ -101,19 +120,14 @@ extension AVAudioFile {
         guard let level = flacCompressionLevel(settings) else {
             throw refuse("FLAC compression levels are 0 to 8, not \(settings[_FLACCompressionLevelKey].map { "\($0)" } ?? "?")")
         }
-        let writer: FLACFileWriter
-        do {
-            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level)
-        } catch let error as AudioFileFormatError {
-            throw nsError(error, path: path)
-        }
-        let info = FLACStreamInfo(minimumBlockSize: writer.blockSize, maximumBlockSize: writer.blockSize, minimumFrameSize: 0,
-                                  maximumFrameSize: 0, sampleRate: Int(rate), channelCount: channels, bitsPerSample: bits,
-                                  totalSamples: nil, md5: [])
-        guard let fileFormat = flacFileFormat(info, layout: layout) else {
-            try? writer.close()
-            throw refuse("no file format describes \(description)")
-        }
-        return FLACWriting(writer: writer, description: description, fileFormat: fileFormat, layout: layout)
+        return (description, layout, level)
+    }
+
+    /// The file format AVAudioFile reports for FLAC data of `description` in `blockSize` blocks.
+    static func flacFileFormat(_ description: AudioDataDescription, blockSize: Int, layout: AVAudioChannelLayout?) -> AVAudioFormat? {
+        let info = FLACStreamInfo(minimumBlockSize: blockSize, maximumBlockSize: blockSize, minimumFrameSize: 0,
+                                  maximumFrameSize: 0, sampleRate: Int(description.sampleRate), channelCount: description.channelCount,
+                                  bitsPerSample: description.validBitsPerSample, totalSamples: nil, md5: [])
+        return flacFileFormat(info, layout: layout)
     }
 }

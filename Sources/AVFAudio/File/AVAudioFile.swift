@@ -95,7 +95,10 @@ open class AVAudioFile: NSObject {
         let description: AudioDataDescription
         let fileFormat: AVAudioFormat
         let layout: AVAudioChannelLayout?
-        if AVAudioFile.wantsALAC(settings) {
+        if AVAudioFile.wantsMP4(fileURL, settings: settings) {
+            let mp4 = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.mp4Writing(fileURL, settings: settings) }
+            (writer, description, fileFormat, layout) = (mp4.writer, mp4.description, mp4.fileFormat, mp4.layout)
+        } else if AVAudioFile.wantsALAC(settings) {
             let alac = try AVAudioFile.reporting(failedCall: create) { try AVAudioFile.alacWriting(fileURL, settings: settings) }
             (writer, description, fileFormat, layout) = (alac.writer, alac.description, alac.fileFormat, alac.layout)
         } else if AVAudioFile.wantsFLAC(fileURL, settings: settings) {

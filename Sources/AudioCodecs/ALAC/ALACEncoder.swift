@@ -283,6 +283,10 @@ public final class ALACEncoder: AudioPacketEncoder {
             let r = res[c]
             let folded = r >= 0 ? UInt32(bitPattern: r) &* 2 : UInt32(bitPattern: 0 &- r) &* 2 &- 1
             let n = folded &- zeroMode
+            // ffmpeg's decoder pins the history when n + zeroMode exceeds 0xFFFF, Apple's (and
+            // ours) when n does: they part ways on n = 0xFFFF after a zero run. A coding that
+            // needs it is priced out, so the element is stored another way (the escape at worst).
+            if zeroMode == 1 && n == ALACAdaptiveGolomb.meanClamp { w.ambiguous() }
             let k = ALACAdaptiveGolomb.valueParameter(mean, limit: kb)
             try code(n, k: k, m: (UInt32(1) << UInt32(k)) - 1, escapeBits: escapeBits, into: &w)
             c += 1
@@ -322,15 +326,22 @@ protocol ALACBitSink {
     mutating func unary(_ q: Int, then value: UInt32, bits: Int) throws
     /// Nine one bits, then `value` in `bits` bits.
     mutating func escape(_ value: UInt32, _ bits: Int) throws
+    /// Marks a coding decoders disagree on (see `codeResiduals`).
+    mutating func ambiguous()
 }
 
 struct ALACCostCounter: ALACBitSink {
     var bits = 0
     @inline(__always) mutating func unary(_ q: Int, then value: UInt32, bits b: Int) { bits += q + 1 + b }
     @inline(__always) mutating func escape(_ value: UInt32, _ b: Int) { bits += 9 + b }
+    /// Prices the coding above the escape's (at most 32 bits × 8 channels × 2^16 frames).
+    mutating func ambiguous() { bits += 1 << 40 }
 }
 
 extension ALACBitWriter: ALACBitSink {
+    /// Only the escape reaches the writer after an ambiguous price; nothing to do.
+    mutating func ambiguous() {}
+
     @inline(__always)
     mutating func unary(_ q: Int, then value: UInt32, bits: Int) throws {
         // q < 9: the prefix, its zero and up to 14 bits fit one write.
