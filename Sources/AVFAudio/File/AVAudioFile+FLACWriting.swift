@@ -16,6 +16,11 @@
 // rounded down to the nearest of those; `_FLACCompressionLevelKey` (not Apple's; `avaudio
 // convert --level` uses it) gives a level exactly and takes precedence.
 //
+// FLAC in Ogg: a `.oga` or `.ogg` URL (and no AVAudioFileTypeKey) with kAudioFormatFLAC writes
+// FLAC in Ogg pages (mapping 1.0; AudioFileFormats' OggFLACOutput). Apple declares no Ogg file
+// type constant in AudioFile.h (its runtime knows an undocumented 'Oggf'), so none is invented
+// here: the extension chooses Ogg, and AVAudioFileTypeKey kAudioFileFLACType means native FLAC.
+//
 // The file format reported is the one AVAudioFile reports when it reads the file back:
 // kAudioFormatFLAC, the source depth in the Apple Lossless flags, 4,096 frames per packet.
 import AudioFileFormats
@@ -72,13 +77,16 @@ extension AVAudioFile {
         guard formatID == kAudioFormatFLAC else {
             throw refuse("a FLAC file holds FLAC data; set AVFormatIDKey to kAudioFormatFLAC (\(fourCharCodeString(formatID)) requested)")
         }
+        var container = FLACContainer.native
         if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
             let value = type.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
             guard value == kAudioFileFLACType else {
                 throw refuse("FLAC data is written only to FLAC files (kAudioFileFLACType), not \(fourCharCodeString(value)) files")
             }
+        } else if ["oga", "ogg"].contains(url.pathExtension.lowercased()) {
+            container = .ogg
         } else if url.pathExtension.lowercased() != "flac" {
-            throw refuse("FLAC data is written only to FLAC files; use the .flac extension or AVAudioFileTypeKey kAudioFileFLACType")
+            throw refuse("FLAC data is written only to FLAC files and Ogg files; use the .flac, .oga or .ogg extension or AVAudioFileTypeKey kAudioFileFLACType")
         }
         guard let rate = AVAudioFormat.number(settings[AVSampleRateKey]), rate.isFinite, rate > 0,
               let channelValue = AVAudioFormat.number(settings[AVNumberOfChannelsKey]), channelValue >= 1, channelValue <= 65535 else {
@@ -103,7 +111,7 @@ extension AVAudioFile {
         }
         let writer: FLACFileWriter
         do {
-            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level)
+            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level, container: container)
         } catch let error as AudioFileFormatError {
             throw nsError(error, path: path)
         }
