@@ -18,5 +18,6 @@ struct FuzzTarget {
         .smf,
         .sf2,
         .mp4,
+        .ogg,
     ]
 }
