@@ -172,6 +172,19 @@ try:
                 put('ogg', 'ffmpeg-' + _name, _f.read()[:MAX])
 except Exception as e:
     print('no Ogg seeds (%s)' % e)
+# ---- MPEG audio and ADTS: short streams ffmpeg writes (when installed) for the mpeg target ----
+try:
+    import subprocess as _sp, tempfile as _tf
+    with _tf.TemporaryDirectory() as _tmp:
+        for _name, _args in [('lame.mp3', ['-c:a', 'libmp3lame', '-q:a', '5']), ('layer2.mp2', ['-c:a', 'mp2']),
+                             ('adts.aac', ['-c:a', 'aac', '-f', 'adts'])]:
+            _p = os.path.join(_tmp, _name)
+            if _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.2:sample_rate=22050']
+                       + _args + [_p], stdout=_sp.DEVNULL, stderr=_sp.DEVNULL).returncode == 0:
+                with open(_p, 'rb') as _f:
+                    put('mpeg', 'ffmpeg-' + _name, _f.read()[:MAX])
+except Exception as e:
+    print('no MPEG seeds (%s)' % e)
 
 # ---- Files on the machine (the corpus tests' sources) ----
 def target_for(head):

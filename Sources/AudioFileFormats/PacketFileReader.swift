@@ -53,6 +53,8 @@ public final class PacketFileReader: @unchecked Sendable {
             index = try MP4PacketReader.packetIndex(path: path)
         } else if OggPacketReader.sniff(head) {
             index = try OggPacketReader.packetIndex(path: path)
+        } else if MPEGAudioStreamReader.sniff(head) {
+            index = try MPEGAudioStreamReader.packetIndex(path: path)
         } else {
             return try readCAFPacketStream(path: path)
         }

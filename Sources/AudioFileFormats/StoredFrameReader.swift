@@ -54,5 +54,7 @@ public func openStoredFrameReader(path: String) throws -> StoredFrameReader {
     if got >= 4 && Array(head[0..<4]) == Array("caff".utf8), try readCAFPacketStream(path: path) != nil { return try PacketFileReader(path: path) }
     if got == 8 && MP4PacketReader.sniff(head) { return try PacketFileReader(path: path) }
     if got >= 4 && OggPacketReader.sniff(head) { return try PacketFileReader(path: path) }
+    // Raw MPEG audio and ADTS: indexed, then refused for want of a decoder, with the codec named.
+    if got >= 4 && MPEGAudioStreamReader.sniff(head) { return try PacketFileReader(path: path) }
     return try AudioFileReader(path: path)
 }

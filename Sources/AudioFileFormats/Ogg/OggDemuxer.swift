@@ -44,7 +44,7 @@ struct OggStreamPackets {
 }
 
 /// An error in a file that cannot be read as Ogg at all (no stream found).
-struct OggProblem: Error {
+struct StreamProblem: Error {
     var message: String
     var code: Int32
     init(_ message: String, code: Int32 = AudioFileFormatError.Code.invalidFile) {
@@ -152,7 +152,7 @@ enum OggDemuxer {
             }
         }
         guard var found = stream else {
-            throw OggProblem(skippedPages > 0 ? "no page of it begins a logical stream with a valid checksum (the pages are damaged)"
+            throw StreamProblem(skippedPages > 0 ? "no page of it begins a logical stream with a valid checksum (the pages are damaged)"
                                               : "no page of it begins a logical stream")
         }
         if pending != nil { droppedPackets += 1 }

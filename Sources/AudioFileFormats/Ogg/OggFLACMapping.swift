@@ -26,28 +26,28 @@ enum OggFLACMapping {
     static func packetIndex(_ stream: OggStreamPackets) throws -> PacketIndex {
         let id = stream.packets[0].prefix
         guard id.count >= 51, stream.packets[0].byteCount >= 51 else {
-            throw OggProblem("its FLAC identification packet is \(stream.packets[0].byteCount) bytes, shorter than the 51 the mapping defines")
+            throw StreamProblem("its FLAC identification packet is \(stream.packets[0].byteCount) bytes, shorter than the 51 the mapping defines")
         }
         guard id[5] == 1 else {
-            throw OggProblem("it uses version \(id[5]).\(id[6]) of the FLAC-to-Ogg mapping; only major version 1 is defined",
+            throw StreamProblem("it uses version \(id[5]).\(id[6]) of the FLAC-to-Ogg mapping; only major version 1 is defined",
                              code: AudioFileFormatError.Code.unsupportedDataFormat)
         }
         let headerCount = Int(id[7]) << 8 | Int(id[8])
         guard id[9] == 0x66, id[10] == 0x4C, id[11] == 0x61, id[12] == 0x43 else {
-            throw OggProblem("its FLAC identification packet lacks the \"fLaC\" signature at byte 9")
+            throw StreamProblem("its FLAC identification packet lacks the \"fLaC\" signature at byte 9")
         }
         guard id[13] & 0x7F == 0, Int(id[14]) << 16 | Int(id[15]) << 8 | Int(id[16]) == 34 else {
-            throw OggProblem("its FLAC identification packet does not hold a 34-byte STREAMINFO block")
+            throw StreamProblem("its FLAC identification packet does not hold a 34-byte STREAMINFO block")
         }
         let cookie: [UInt8] = [0x66, 0x4C, 0x61, 0x43, 0x80, 0, 0, 34] + id[17..<51]
         let info: FLACStreamInfo
         do {
             info = try cookie.withUnsafeBytes { try FLACStreamHeader.parse($0).info }
         } catch let error as CodecError {
-            throw OggProblem("its STREAMINFO is not valid: \(error.message)")
+            throw StreamProblem("its STREAMINFO is not valid: \(error.message)")
         }
         guard info.sampleRate > 0, info.channelCount >= 1 else {
-            throw OggProblem("its STREAMINFO gives \(info.sampleRate) Hz and \(info.channelCount) channels")
+            throw StreamProblem("its STREAMINFO gives \(info.sampleRate) Hz and \(info.channelCount) channels")
         }
         var warnings = stream.warnings
         let frameParser = FLACFrameDecoder(info: info)

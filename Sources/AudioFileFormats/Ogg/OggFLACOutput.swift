@@ -147,7 +147,8 @@ final class OggFLACOutput {
 
     /// Sets the end-of-stream flag on the last page written.
     func finish(in file: RawFile) throws {
-        guard var (at, page) = lastPage else { return }
+        guard let (at, written) = lastPage else { return }
+        var page = written
         page[5] |= 4
         OggPage.setChecksum(&page)
         try file.write(page, at: at)

@@ -42,7 +42,7 @@ public enum OggPacketReader {
     }
 
     private static func wrap(_ name: String, _ body: () throws -> PacketIndex) throws -> PacketIndex {
-        do { return try body() } catch let problem as OggProblem {
+        do { return try body() } catch let problem as StreamProblem {
             throw AudioFileFormatError(code: problem.code, message: "\(quoted(name)) cannot be read as an Ogg file: \(problem.message)")
         }
     }
@@ -50,16 +50,16 @@ public enum OggPacketReader {
     static func parse(size: Int64, read: (Int64, Int) throws -> [UInt8]) throws -> PacketIndex {
         let stream = try OggDemuxer.scan(size: size, read: read)
         guard let first = stream.packets.first else {
-            throw OggProblem("its stream (serial \(stream.serialNumber)) has no complete packet")
+            throw StreamProblem("its stream (serial \(stream.serialNumber)) has no complete packet")
         }
         let id = first.prefix
         if OggFLACMapping.identifies(id) { return try OggFLACMapping.packetIndex(stream) }
         let unsupported = AudioFileFormatError.Code.unsupportedDataFormat
         func starts(_ text: String, at k: Int = 0) -> Bool { id.count >= k + text.utf8.count && Array(id[k..<(k + text.utf8.count)]) == Array(text.utf8) }
-        if id.first == 1 && starts("vorbis", at: 1) { throw OggProblem("it holds Vorbis audio, which has no decoder in this library yet", code: unsupported) }
-        if starts("OpusHead") { throw OggProblem("it holds Opus audio, which has no decoder in this library yet", code: unsupported) }
-        if starts("Speex   ") { throw OggProblem("it holds Speex audio, which has no decoder in this library", code: unsupported) }
-        throw OggProblem("its first stream's codec is not one this library reads (the identification packet does not start as FLAC's, Vorbis's, Opus's or Speex's)",
+        if id.first == 1 && starts("vorbis", at: 1) { throw StreamProblem("it holds Vorbis audio, which has no decoder in this library yet", code: unsupported) }
+        if starts("OpusHead") { throw StreamProblem("it holds Opus audio, which has no decoder in this library yet", code: unsupported) }
+        if starts("Speex   ") { throw StreamProblem("it holds Speex audio, which has no decoder in this library", code: unsupported) }
+        throw StreamProblem("its first stream's codec is not one this library reads (the identification packet does not start as FLAC's, Vorbis's, Opus's or Speex's)",
                          code: unsupported)
     }
 }

@@ -19,5 +19,6 @@ struct FuzzTarget {
         .sf2,
         .mp4,
         .ogg,
+        .mpeg,
     ]
 }
