@@ -159,6 +159,32 @@ try:
                 put('mp4', 'ffmpeg-' + _name, _f.read()[:MAX])
 except Exception as e:
     print('no MP4 seeds (%s)' % e)
+# ---- Ogg: short FLAC-in-Ogg files ffmpeg writes (when installed) for the ogg target ----
+try:
+    import subprocess as _sp, tempfile as _tf
+    with _tf.TemporaryDirectory() as _tmp:
+        for _name, _args in [('flac-s16.oga', ['-ac', '2', '-sample_fmt', 's16']), ('flac-s32-mono.oga', ['-ac', '1', '-sample_fmt', 's32']),
+                             ('flac-small-pages.oga', ['-ac', '2', '-page_duration', '20000'])]:
+            _p = os.path.join(_tmp, _name)
+            _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.3:sample_rate=8000']
+                    + _args + ['-c:a', 'flac', '-f', 'ogg', _p], check=True, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+            with open(_p, 'rb') as _f:
+                put('ogg', 'ffmpeg-' + _name, _f.read()[:MAX])
+except Exception as e:
+    print('no Ogg seeds (%s)' % e)
+# ---- MPEG audio and ADTS: short streams ffmpeg writes (when installed) for the mpeg target ----
+try:
+    import subprocess as _sp, tempfile as _tf
+    with _tf.TemporaryDirectory() as _tmp:
+        for _name, _args in [('lame.mp3', ['-c:a', 'libmp3lame', '-q:a', '5']), ('layer2.mp2', ['-c:a', 'mp2']),
+                             ('adts.aac', ['-c:a', 'aac', '-f', 'adts'])]:
+            _p = os.path.join(_tmp, _name)
+            if _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.2:sample_rate=22050']
+                       + _args + [_p], stdout=_sp.DEVNULL, stderr=_sp.DEVNULL).returncode == 0:
+                with open(_p, 'rb') as _f:
+                    put('mpeg', 'ffmpeg-' + _name, _f.read()[:MAX])
+except Exception as e:
+    print('no MPEG seeds (%s)' % e)
 
 # ---- Files on the machine (the corpus tests' sources) ----
 def target_for(head):
@@ -170,6 +196,7 @@ def target_for(head):
     if magic in (b'.snd', b'dns.'): return 'au'
     if magic == b'fLaC': return 'flac'
     if head[4:8] == b'ftyp': return 'mp4'
+    if magic == b'OggS': return 'ogg'
     return None
 
 found = set()

@@ -16,6 +16,9 @@
 // computed", RFC 9639 §8.2) until `close()`, since the samples still buffered are not in the file
 // yet. A writer killed at any moment therefore leaves a valid FLAC stream holding every complete
 // frame; only the samples buffered for an unfinished frame are lost.
+//
+// The same frames go into Ogg pages instead (FLAC in Ogg, `.oga`/`.ogg`) when the writer is made
+// with `container: .ogg`: OggFLACOutput lays out the pages, with the same crash safety.
 import AudioCodecs
 import AudioKernels
 #if canImport(Glibc)
@@ -25,6 +28,14 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+/// Where a FLACFileWriter's frames go.
+public enum FLACContainer: Sendable {
+    /// A native FLAC stream (`.flac`).
+    case native
+    /// FLAC in Ogg, mapping 1.0 (`.oga`, `.ogg`).
+    case ogg
+}
 
 public final class FLACFileWriter {
     public let path: String
@@ -48,13 +59,16 @@ public final class FLACFileWriter {
     private var md5 = MD5()
     private var md5Bytes: [UInt8]
     private var closed = false
+    /// The Ogg page layer, for `container: .ogg`.
+    private let ogg: OggFLACOutput?
 
     /// Creates (or replaces) `path` as a FLAC stream of `description`'s rate, channels and depth
     /// (`validBitsPerSample`, 4–32; samples in signed 8/16/24/32-bit containers). Throws 'fmt?'
     /// when FLAC cannot hold the format, and the PCM writers' errors when the file cannot be created.
     /// `compressionLevel` (0…8, libFLAC's scale; 5 by default as in libFLAC and `flac`) sets
     /// the block size and the largest LPC order (`FLACEncoder.parameters(forLevel:)`).
-    public init(path: String, description: AudioDataDescription, compressionLevel: Int = 5) throws {
+    /// `container` chooses native FLAC or FLAC in Ogg.
+    public init(path: String, description: AudioDataDescription, compressionLevel: Int = 5, container: FLACContainer = .native) throws {
         func refuse(_ text: String) -> AudioFileFormatError {
             AudioFileFormatError(code: Code.unsupportedDataFormat, message: "cannot write \(quoted(path)): \(text)")
         }
@@ -78,8 +92,11 @@ public final class FLACFileWriter {
         } catch let error as CodecError {
             throw refuse(error.message)
         }
-        let header = encoder.streamHeader(minimumFrameSize: 0, maximumFrameSize: 0, totalSamples: 0, md5: [])
+        let ogg = container == .ogg ? OggFLACOutput() : nil
+        let streamHeader = encoder.streamHeader(minimumFrameSize: 0, maximumFrameSize: 0, totalSamples: 0, md5: [])
+        let header = ogg?.headerPages(streamHeader) ?? streamHeader
         file = try RawFile.create(path: path, header: header)
+        self.ogg = ogg
         // Another file may have stood here: drop anything beyond the header.
         _ = ftruncate(file.fd, off_t(header.count))
         self.path = path
@@ -128,6 +145,9 @@ public final class FLACFileWriter {
                 encodedAny = true
             }
         }
+        // Ogg: the frames completed go onto pages now (a failure throws here; the frames stay
+        // queued for the next attempt).
+        if encodedAny, let ogg { try ogg.flush(to: file) }
     }
 
     /// FLAC frames cannot be rewritten in place: writing is allowed only at the end.
@@ -193,9 +213,13 @@ public final class FLACFileWriter {
     private func emitFrame() throws {
         let n = buffered
         let bytes = encoder.encodeFrame(count: n, frameNumber: frameNumber)
-        let result = file.write(bytes.baseAddress!, count: bytes.count, at: offset)
-        if result.errno != 0 { throw file.writeError(result.errno) }
-        offset += Int64(bytes.count)
+        if let ogg {
+            ogg.append(bytes, endSample: framesEncoded + Int64(n))
+        } else {
+            let result = file.write(bytes.baseAddress!, count: bytes.count, at: offset)
+            if result.errno != 0 { throw file.writeError(result.errno) }
+            offset += Int64(bytes.count)
+        }
         minimumFrameSize = minimumFrameSize == 0 ? bytes.count : min(minimumFrameSize, bytes.count)
         maximumFrameSize = max(maximumFrameSize, bytes.count)
         updateMD5(count: n)
@@ -226,6 +250,12 @@ public final class FLACFileWriter {
         let digest = final ? md5.finish() : []
         let header = encoder.streamHeader(minimumFrameSize: minimumFrameSize, maximumFrameSize: maximumFrameSize,
                                           totalSamples: framesEncoded, md5: digest)
-        try file.write(header, at: 0)
+        if let ogg {
+            try ogg.flush(to: file)
+            try ogg.rewriteIdentification(header, in: file)
+            if final { try ogg.finish(in: file) }
+        } else {
+            try file.write(header, at: 0)
+        }
     }
 }

@@ -1,4 +1,4 @@
-// Reads a file whose audio is in compressed packets (CAF or MP4/M4A/MOV, with any codec in
+// Reads a file whose audio is in compressed packets (CAF, MP4/M4A/MOV or Ogg, with any codec in
 // AudioCodecRegistry: today Apple Lossless and FLAC) as the PCM readers deliver theirs: raw interleaved little-endian
 // integers, left-justified in 2, 3 or 4-byte containers, `validBitsPerSample` the stream's depth.
 //
@@ -40,16 +40,24 @@ public final class PacketFileReader: @unchecked Sendable {
     /// The packet whose samples `samples` holds, and how many frames it decoded to.
     private let state = Mutex<(packet: Int, frames: Int)>((-1, 0))
 
-    /// The packet structure of a compressed CAF or of an MP4/M4A/MOV file's first audio track
-    /// (MP4PacketReader; the CAF-only facts are derived: format flags 0, so the file format takes
+    /// The packet structure of a compressed CAF, of an MP4/M4A/MOV file's first audio track
+    /// (MP4PacketReader) or of an Ogg file's first stream (OggPacketReader; the CAF-only facts are derived: format flags 0, so the file format takes
     /// the source depth from the decoder, and the frames per packet every packet but the last
     /// shares, else 0). Nil when the file is neither.
     static func packetStream(path: String) throws -> CAFPacketStream? {
         let file = try RawFile.open(path: path, forWriting: false)
         let head = (try? file.readBytes(at: 0, count: 8)) ?? []
         _ = posixClose(file.fd)
-        guard MP4PacketReader.sniff(head) else { return try readCAFPacketStream(path: path) }
-        let index = try MP4PacketReader.packetIndex(path: path)
+        let index: PacketIndex
+        if MP4PacketReader.sniff(head) {
+            index = try MP4PacketReader.packetIndex(path: path)
+        } else if OggPacketReader.sniff(head) {
+            index = try OggPacketReader.packetIndex(path: path)
+        } else if MPEGAudioStreamReader.sniff(head) {
+            index = try MPEGAudioStreamReader.packetIndex(path: path)
+        } else {
+            return try readCAFPacketStream(path: path)
+        }
         let counts = Set(index.packets.dropLast().map(\.frameCount))
         let perPacket = counts.count == 1 ? counts.first! : counts.isEmpty ? (index.packets.first?.frameCount ?? 0) : 0
         return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: nil)
@@ -59,7 +67,7 @@ public final class PacketFileReader: @unchecked Sendable {
     /// file is neither, 'fmt?' when no decoder exists for its codec, 'dta?' on damage.
     public init(path: String) throws {
         guard let stream = try PacketFileReader.packetStream(path: path) else {
-            throw AudioFileFormatError(code: Code.unsupportedFileType, message: "\(quoted(path)) is not a CAF or MP4 file of compressed packets")
+            throw AudioFileFormatError(code: Code.unsupportedFileType, message: "\(quoted(path)) is not a CAF, MP4 or Ogg file of compressed packets")
         }
         var index = stream.index
         let decoder: AudioPacketDecoder
@@ -97,7 +105,7 @@ public final class PacketFileReader: @unchecked Sendable {
             var bytes = [UInt8](repeating: 0, count: last.byteCount)
             let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, decoder.maximumFramesPerPacket) * decoder.channelCount)
             defer { scratch.deallocate() }
-            if (try? bytes.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: last.byteCount, at: last.offset) }) == last.byteCount,
+            if (try? bytes.withUnsafeMutableBytes { try PacketFileReader.readPacket(index, index.packets.count - 1, from: file, into: $0.baseAddress!) }) == last.byteCount,
                let decoded = try? bytes.withUnsafeBytes({ try decoder.decode($0, into: scratch, frameCapacity: max(1, decoder.maximumFramesPerPacket)) }),
                decoded < last.frameCount {
                 index.remainderFrames = max(index.remainderFrames, Int64(last.frameCount - decoded))
@@ -188,11 +196,25 @@ public final class PacketFileReader: @unchecked Sendable {
         }
     }
 
+    /// Reads packet `k`'s bytes into `buffer` (at least its byteCount), gathering its pieces when
+    /// they are not contiguous (an Ogg packet spanning pages); returns the bytes read.
+    static func readPacket(_ index: PacketIndex, _ k: Int, from file: RawFile, into buffer: UnsafeMutableRawPointer) throws -> Int {
+        let p = index.packets[k]
+        guard let pieces = index.pieces[k] else { return try file.read(into: buffer, count: p.byteCount, at: p.offset) }
+        var done = 0
+        for piece in pieces where done + piece.byteCount <= p.byteCount {
+            let got = try file.read(into: buffer + done, count: piece.byteCount, at: piece.offset)
+            done += got
+            if got < piece.byteCount { break }
+        }
+        return done
+    }
+
     /// Reads and decodes packet `k` into `samples`; returns the frames it decoded to.
     private func decodePacket(_ k: Int) throws -> Int {
         let p = index.packets[k]
         if packetBytes.count < p.byteCount { packetBytes = [UInt8](repeating: 0, count: p.byteCount) }
-        let got = try packetBytes.withUnsafeMutableBytes { try file.read(into: $0.baseAddress!, count: p.byteCount, at: p.offset) }
+        let got = try packetBytes.withUnsafeMutableBytes { try PacketFileReader.readPacket(index, k, from: file, into: $0.baseAddress!) }
         guard got == p.byteCount else {
             throw AudioFileFormatError(code: Code.invalidFile,
                                        message: "cannot read \(quoted(path)): packet \(k) (\(p.byteCount) bytes at byte \(p.offset)) is cut short; the file was truncated")

@@ -44,6 +44,10 @@ public struct PacketIndex: Sendable {
     public var remainderFrames: Int64
     /// Notes about tolerated damage, one sentence each.
     public var warnings: [String]
+    /// The byte ranges of packets whose bytes are not contiguous (an Ogg packet spanning pages),
+    /// by packet number, in order (their frameCount unused); `packets[k]` then gives the first
+    /// piece's offset and the total size. Absent for every other packet.
+    public var pieces: [Int: [StoredPacket]] = [:]
 
     public init(codec: UInt32, sampleRate: Double, channelCount: Int, bitsPerSample: Int = 0,
                 magicCookie: [UInt8] = [], packets: [StoredPacket] = [],

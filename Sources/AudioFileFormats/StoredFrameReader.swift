@@ -44,7 +44,7 @@ extension FLACFileReader: StoredFrameReader {}
 extension PacketFileReader: StoredFrameReader {}
 
 /// Opens `path` with the reader its first bytes call for (never its name): a native FLAC stream,
-/// a CAF of compressed packets (PacketFileReader), else the PCM containers.
+/// a CAF, MP4 or Ogg file of compressed packets (PacketFileReader), else the PCM containers.
 public func openStoredFrameReader(path: String) throws -> StoredFrameReader {
     let file = try RawFile.open(path: path, forWriting: false)
     var head = [UInt8](repeating: 0, count: 8)
@@ -53,5 +53,8 @@ public func openStoredFrameReader(path: String) throws -> StoredFrameReader {
     if got >= 4 && FLACFileReader.sniff(Array(head[0..<4])) { return try FLACFileReader(path: path) }
     if got >= 4 && Array(head[0..<4]) == Array("caff".utf8), try readCAFPacketStream(path: path) != nil { return try PacketFileReader(path: path) }
     if got == 8 && MP4PacketReader.sniff(head) { return try PacketFileReader(path: path) }
+    if got >= 4 && OggPacketReader.sniff(head) { return try PacketFileReader(path: path) }
+    // Raw MPEG audio and ADTS: indexed, then refused for want of a decoder, with the codec named.
+    if got >= 4 && MPEGAudioStreamReader.sniff(head) { return try PacketFileReader(path: path) }
     return try AudioFileReader(path: path)
 }

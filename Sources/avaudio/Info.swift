@@ -33,6 +33,11 @@ struct Info: ParsableCommand {
                     if json { print(try report.jsonLine()) } else { if index > 0 { print("") }; print(report.text) }
                     continue
                 }
+                if MPEGStreamReport.isStream(path: path) {
+                    let report = try MPEGStreamReport(path: path)
+                    if json { print(try report.jsonLine()) } else { if index > 0 { print("") }; print(report.text) }
+                    continue
+                }
                 let report = try FileReport(path: path)
                 if json {
                     print(try report.jsonLine())

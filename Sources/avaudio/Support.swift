@@ -151,6 +151,8 @@ func sniffContainer(_ url: URL) -> ContainerInfo {
     case ("caff"?, _): return ContainerInfo(name: "CAF", fileTypeID: "caff")
     case (".snd"?, _): return ContainerInfo(name: "NeXT/Sun AU", fileTypeID: "NeXT")
     case ("fLaC"?, _): return ContainerInfo(name: "FLAC", fileTypeID: "flac")
+    // Apple declares no Ogg file type constant (its runtime's 'Oggf' is undocumented): no ID.
+    case ("OggS"?, _): return ContainerInfo(name: "Ogg", fileTypeID: nil)
     default:
         // ISO base media: `ftyp` at offset 4, its major brand at 8 ('M4A ' → Apple's M4A type
         // 'm4af', 'qt  ' → QuickTime, others → MPEG-4 'mp4f').

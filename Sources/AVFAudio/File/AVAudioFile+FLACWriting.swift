@@ -17,6 +17,11 @@
 // rounded down to the nearest of those; `_FLACCompressionLevelKey` (not Apple's; `avaudio
 // convert --level` uses it) gives a level exactly and takes precedence.
 //
+// FLAC in Ogg: a `.oga` or `.ogg` URL (and no AVAudioFileTypeKey) with kAudioFormatFLAC writes
+// FLAC in Ogg pages (mapping 1.0; AudioFileFormats' OggFLACOutput). Apple declares no Ogg file
+// type constant in AudioFile.h (its runtime knows an undocumented 'Oggf'), so none is invented
+// here: the extension chooses Ogg, and AVAudioFileTypeKey kAudioFileFLACType means native FLAC.
+//
 // The file format reported is the one AVAudioFile reports when it reads the file back:
 // kAudioFormatFLAC, the source depth in the Apple Lossless flags, 4,096 frames per packet.
 import AudioFileFormats
@@ -73,18 +78,21 @@ extension AVAudioFile {
         guard formatID == kAudioFormatFLAC else {
             throw refuse("a FLAC file holds FLAC data; set AVFormatIDKey to kAudioFormatFLAC (\(fourCharCodeString(formatID)) requested)")
         }
+        var container = FLACContainer.native
         if let type = AVAudioFormat.integer(settings[AVAudioFileTypeKey]) {
             let value = type.map { AudioFileTypeID(truncatingIfNeeded: $0) } ?? 0
             guard value == kAudioFileFLACType else {
                 throw refuse("FLAC data is written to FLAC, M4A and MPEG-4 files (kAudioFileFLACType, kAudioFileM4AType, kAudioFileMPEG4Type), not \(fourCharCodeString(value)) files")
             }
+        } else if ["oga", "ogg"].contains(url.pathExtension.lowercased()) {
+            container = .ogg
         } else if url.pathExtension.lowercased() != "flac" {
-            throw refuse("FLAC data is written to FLAC (.flac) and MPEG-4 (.m4a, .mp4) files; use one of those extensions or AVAudioFileTypeKey")
+            throw refuse("FLAC data is written to FLAC (.flac), Ogg (.oga, .ogg) and MPEG-4 (.m4a, .mp4) files; use one of those extensions or AVAudioFileTypeKey")
         }
         let (description, layout, level) = try flacStream(settings, refuse: refuse)
         let writer: FLACFileWriter
         do {
-            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level)
+            writer = try FLACFileWriter(path: path, description: description, compressionLevel: level, container: container)
         } catch let error as AudioFileFormatError {
             throw nsError(error, path: path)
         }

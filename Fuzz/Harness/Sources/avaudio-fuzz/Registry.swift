@@ -18,5 +18,7 @@ struct FuzzTarget {
         .smf,
         .sf2,
         .mp4,
+        .ogg,
+        .mpeg,
     ]
 }

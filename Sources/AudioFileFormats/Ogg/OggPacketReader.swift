@@ -1,0 +1,65 @@
+// Ogg files (`.ogg`, `.oga`) → PacketIndex for their first logical stream: OggDemuxer finds the
+// packets, the codec's mapping (identified by the first packet) turns them into an index.
+// Today the mapping is FLAC's (OggFLACMapping); Vorbis, Opus and Speex streams are recognised
+// and refused with kAudioFileUnsupportedDataFormatError naming the codec.
+//
+// Seeking: the index is built on open (every page visited once, its CRC checked), not by
+// bisection over pages at seek time. PacketFileReader, which reads every container, works from
+// a complete packet table — each packet's first frame, so a seek lands on its packet by binary
+// search and decodes only that packet, sample-accurately; the exact length (`frameCount`) needs
+// the last page's granule position anyway; and the scan is what checks the pages. Its cost is one
+// sequential read of the file at open, with a table-driven CRC over every byte.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+public enum OggPacketReader {
+    /// True when `head` starts with an Ogg page's capture pattern "OggS".
+    public static func sniff(_ head: [UInt8]) -> Bool { OggPage.sniff(head) }
+
+    /// The first logical stream of the Ogg file at `path`. Throws AudioFileFormatError (Apple's
+    /// OSStatus and a sentence naming the file) when it cannot be opened, holds no stream, holds a
+    /// codec this library does not read, or its headers are damaged.
+    public static func packetIndex(path: String) throws -> PacketIndex {
+        let file = try RawFile.open(path: path, forWriting: false)
+        defer { _ = posixClose(file.fd) }
+        let size = try file.size()
+        return try wrap(path) { try parse(size: size) { try file.readBytes(at: $0, count: $1) } }
+    }
+
+    /// The same from bytes in memory; `name` stands for the file in messages.
+    public static func packetIndex(bytes: [UInt8], name: String = "the Ogg data") throws -> PacketIndex {
+        try wrap(name) {
+            try parse(size: Int64(bytes.count)) { offset, count in
+                guard offset >= 0, offset < Int64(bytes.count) else { return [] }
+                return Array(bytes[Int(offset)..<Int(min(Int64(bytes.count), offset + Int64(count)))])
+            }
+        }
+    }
+
+    private static func wrap(_ name: String, _ body: () throws -> PacketIndex) throws -> PacketIndex {
+        do { return try body() } catch let problem as StreamProblem {
+            throw AudioFileFormatError(code: problem.code, message: "\(quoted(name)) cannot be read as an Ogg file: \(problem.message)")
+        }
+    }
+
+    static func parse(size: Int64, read: (Int64, Int) throws -> [UInt8]) throws -> PacketIndex {
+        let stream = try OggDemuxer.scan(size: size, read: read)
+        guard let first = stream.packets.first else {
+            throw StreamProblem("its stream (serial \(stream.serialNumber)) has no complete packet")
+        }
+        let id = first.prefix
+        if OggFLACMapping.identifies(id) { return try OggFLACMapping.packetIndex(stream) }
+        let unsupported = AudioFileFormatError.Code.unsupportedDataFormat
+        func starts(_ text: String, at k: Int = 0) -> Bool { id.count >= k + text.utf8.count && Array(id[k..<(k + text.utf8.count)]) == Array(text.utf8) }
+        if id.first == 1 && starts("vorbis", at: 1) { throw StreamProblem("it holds Vorbis audio, which has no decoder in this library yet", code: unsupported) }
+        if starts("OpusHead") { throw StreamProblem("it holds Opus audio, which has no decoder in this library yet", code: unsupported) }
+        if starts("Speex   ") { throw StreamProblem("it holds Speex audio, which has no decoder in this library", code: unsupported) }
+        throw StreamProblem("its first stream's codec is not one this library reads (the identification packet does not start as FLAC's, Vorbis's, Opus's or Speex's)",
+                         code: unsupported)
+    }
+}
