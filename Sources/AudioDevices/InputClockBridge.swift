@@ -45,6 +45,9 @@ public final class InputClockBridge {
     public let primingFrames: Int
     /// Reads return this many frames at most.
     public let maximumReadFrames: Int
+    /// Whether the bridge may switch to resampling. False where reads are driven by the writes
+    /// themselves (an input-only device reads each period as it arrives: one clock by design).
+    public let compensates: Bool
 
     /// Frames waiting in the ring.
     public private(set) var count = 0
@@ -88,13 +91,15 @@ public final class InputClockBridge {
     ///   - capacity: frames the ring holds (at least `primingFrames` + 2 × `maximumReadFrames`).
     ///   - primingFrames: frames to wait for before reading (the output device's buffer plus one
     ///     period is a safe choice: playback asks for data in bursts up to its buffer).
-    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumReadFrames: Int) {
+    ///   - compensates: false to copy always (see `compensates`).
+    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumReadFrames: Int, compensates: Bool = true) {
         precondition(channels >= 1 && sampleRate > 0 && primingFrames >= 0 && maximumReadFrames >= 1,
                      "InputClockBridge: \(channels) channels, \(sampleRate) Hz, priming \(primingFrames), reads of \(maximumReadFrames)")
         self.channels = channels
         self.sampleRate = sampleRate
         self.primingFrames = primingFrames
         self.maximumReadFrames = maximumReadFrames
+        self.compensates = compensates
         // The converter's pre-roll is read from the history behind `start`: keep room for it.
         converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .low,
                                         priming: .preroll,
@@ -209,6 +214,7 @@ public final class InputClockBridge {
 
     /// Updates the smoothed fill, decides when to start compensating, and steers the ratio.
     private func control(frames n: Int) {
+        guard compensates else { return }
         let dt = Double(n) / sampleRate
         elapsed += dt
         let alpha = min(1, dt / Self.smoothingSeconds)

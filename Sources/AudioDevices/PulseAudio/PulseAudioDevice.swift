@@ -13,11 +13,14 @@
 // `outputLatency` is what pa_stream_get_latency measures (stream buffer + sink), updated every
 // callback (PA_STREAM_INTERPOLATE_TIMING | PA_STREAM_AUTO_TIMING_UPDATE).
 //
-// Duplex. Record and playback are two streams of one server, on one clock (the server's), but
-// not one buffer: captured frames wait in a FIFO (only the mainloop thread touches it, so no
-// lock) until the next write callback takes them; when it holds too few, the rest of that
-// input is silence and counted as an xrun. Input-only: each captured period is handed to the
-// render callback as it arrives (its output is discarded).
+// Duplex. Record and playback are two streams of one server, not one buffer, and not always
+// one clock: the source and the sink can be different hardware (a USB microphone, the built-in
+// speakers), each stream paced by its own device. Captured frames wait in an InputClockBridge
+// (only the mainloop thread touches it, so no lock) until the next write callback takes them:
+// it copies them exactly while the two clocks agree and switches to the varispeed resampler when
+// its fill drifts; when it holds too few, the rest of that input is silence and counted as an
+// xrun. Input-only: each captured period is handed to the render callback as it arrives (its
+// output is discarded).
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -270,13 +273,10 @@ private final class PulseSession: @unchecked Sendable {
     let output: PlanarBuffers
     let input: PlanarBuffers
     let bytes: UnsafeMutableRawPointer
-    /// Captured interleaved Float32 frames waiting for a write callback (duplex) or a full period (input only).
-    let fifo: UnsafeMutablePointer<Float>
-    let fifoCapacity: Int
-    /// Duplex: frames the FIFO must hold before the write callbacks start taking input.
-    let primingFrames: Int
-    var fifoStart = 0
-    var fifoCount = 0
+    /// Captured frames waiting for a write callback (duplex) or a full period (input only). In
+    /// duplex the sink and the source may be different hardware on different clocks: the bridge
+    /// copies while their clocks agree and resamples when they drift (InputClockBridge.swift).
+    let bridge: InputClockBridge?
     /// Set false by stop(): callbacks after it write silence and call nothing.
     let running = Atomic<Bool>(true)
     var askedForRealTime = false
@@ -294,14 +294,17 @@ private final class PulseSession: @unchecked Sendable {
         output = PlanarBuffers(channels: max(1, outputChannels), frames: frames)
         input = PlanarBuffers(channels: inputChannels, frames: frames)
         bytes = .allocate(byteCount: frames * max(1, max(outputChannels, inputChannels)) * 4, alignment: 16)
-        fifoCapacity = frames * (4 * max(2, device.request.periods) + 16)
-        primingFrames = frames * (max(2, device.request.periods) + 1)
-        fifo = .allocate(capacity: fifoCapacity * max(1, inputChannels))
+        // Duplex: reads start once the playback target length plus one period has arrived (the
+        // server asks for playback data in chunks up to the target length while capture arrives a
+        // fragment at a time, so this margin keeps the bridge from running dry between them).
+        bridge = inputChannels == 0 ? nil
+            : InputClockBridge(channels: inputChannels, sampleRate: rate, capacity: frames * (4 * max(2, device.request.periods) + 16),
+                               primingFrames: outputChannels == 0 ? frames : frames * (max(2, device.request.periods) + 1),
+                               maximumReadFrames: frames, compensates: outputChannels > 0)
     }
 
     deinit {
         bytes.deallocate()
-        fifo.deallocate()
     }
 
     /// Creates and connects the streams; waits until they are READY.
@@ -467,38 +470,15 @@ private final class PulseSession: @unchecked Sendable {
         }
     }
 
-    /// Moves `n` frames from the FIFO to the planar input. Duplex: consumption starts once the
-    /// playback target length plus one period has arrived (the server asks for playback data in
-    /// chunks up to the target length while capture arrives a fragment at a time, so this margin
-    /// keeps the FIFO from running dry between them); when it does run dry, the missing input is
-    /// silence, counted as an xrun, and the margin is rebuilt.
+    /// Moves `n` frames from the bridge to the planar input. Before the bridge is primed (and
+    /// again after it ran dry) the input is silence; running dry is counted as an xrun.
     private func takeInput(frames n: Int) -> Bool {
-        if !inputPrimed {
-            guard fifoCount >= primingFrames || outputChannels == 0 else {
-                for c in 0..<inputChannels { input.pointers[c].update(repeating: 0, count: n) }
-                return true
-            }
-            inputPrimed = true
-        }
-        let available = min(n, fifoCount)
-        var i = 0
-        while i < available {
-            let base = ((fifoStart + i) % fifoCapacity) * inputChannels
-            for c in 0..<inputChannels { input.pointers[c][i] = fifo[base + c] }
-            i += 1
-        }
-        fifoStart = (fifoStart + available) % fifoCapacity
-        fifoCount -= available
-        if available < n {
-            for c in 0..<inputChannels { (input.pointers[c] + available).update(repeating: 0, count: n - available) }
-            status.xruns.add(1, ordering: .relaxed)
-            inputPrimed = false
-        }
+        guard let bridge else { return false }
+        if !bridge.read(into: UnsafePointer(input.pointers), frames: n) { status.xruns.add(1, ordering: .relaxed) }
         return true
     }
-    private var inputPrimed = false
 
-    /// Captured data arrived: append it to the FIFO; input-only devices render each full period.
+    /// Captured data arrived: append it to the bridge; input-only devices render each full period.
     func readAvailable() {
         guard let record else { return }
         enterRealTime()
@@ -511,35 +491,17 @@ private final class PulseSession: @unchecked Sendable {
         var length = 0
         while pulse.streamPeek(record, &data, &length) == 0, length > 0 {
             let count = length / (inputChannels * 4)
-            if let data {
-                let samples = data.assumingMemoryBound(to: Float.self)
-                var i = 0
-                while i < count {
-                    if fifoCount == fifoCapacity {   // full: drop the oldest frame (an overrun)
-                        fifoStart = (fifoStart + 1) % fifoCapacity
-                        fifoCount -= 1
-                        if i == 0 { status.xruns.add(1, ordering: .relaxed) }
-                    }
-                    let base = ((fifoStart + fifoCount) % fifoCapacity) * inputChannels
-                    for c in 0..<inputChannels { fifo[base + c] = samples[i * inputChannels + c] }
-                    fifoCount += 1
-                    i += 1
-                }
-            } else {
-                // A hole in the record stream: silence.
-                var i = 0
-                while i < count && fifoCount < fifoCapacity {
-                    let base = ((fifoStart + fifoCount) % fifoCapacity) * inputChannels
-                    for c in 0..<inputChannels { fifo[base + c] = 0 }
-                    fifoCount += 1
-                    i += 1
-                }
+            if let bridge {
+                let overruns = bridge.overruns
+                // nil data: a hole in the record stream, written as silence.
+                bridge.write(interleaved: data?.assumingMemoryBound(to: Float.self), frames: count)
+                if bridge.overruns != overruns { status.xruns.add(1, ordering: .relaxed) }
             }
             _ = pulse.streamDrop(record)
         }
         // Input only: hand each complete period to the render callback now.
         guard outputChannels == 0, running.load(ordering: .acquiring) else { return }
-        while fifoCount >= frames {
+        while let bridge, bridge.count >= frames {
             _ = takeInput(frames: frames)
             let delay = Double(status.inputDelayFrames.load(ordering: .relaxed)) / rate
             render(AudioDeviceCycle(output: UnsafePointer(output.pointers), input: UnsafePointer(input.pointers), frames: frames,
