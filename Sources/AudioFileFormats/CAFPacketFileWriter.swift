@@ -32,7 +32,7 @@ public final class CAFPacketFileWriter {
     public let path: String
     public let description: AudioDataDescription
     /// Frames accepted so far, including those buffered for the next packet.
-    public private(set) var framesWritten: Int64 = 0
+    public var framesWritten: Int64 { assembler.framesWritten }
     /// Frames in packets on disk.
     public private(set) var framesEncoded: Int64 = 0
     public let encoder: AudioPacketEncoder
@@ -41,10 +41,8 @@ public final class CAFPacketFileWriter {
     static let reservedTableBytes = 64 * 1024
 
     private var file: RawFile
-    private let containerBytes: Int
-    private let pending: UnsafeMutablePointer<Int32>
-    private var buffered = 0
-    private var packetBuffer: [UInt8]
+    /// Frames in, packets out (PacketAssembler.swift).
+    private let assembler: PacketAssembler
     /// The table's entries (variable-length packet sizes), all of them.
     private var entries: [UInt8] = []
     private var packetCount: Int64 = 0
@@ -108,42 +106,21 @@ public final class CAFPacketFileWriter {
         self.tableOffset = tableOffset
         self.dataHeaderOffset = dataHeaderOffset
         dataEnd = Int64(header.count)
-        containerBytes = description.encoding.bytesPerSample
-        pending = .allocate(capacity: encoder.framesPerPacket * description.channelCount)
-        packetBuffer = [UInt8](repeating: 0, count: encoder.maximumPacketSize)
+        assembler = PacketAssembler(path: path, encoder: encoder, description: description)
     }
 
     deinit {
         if !closed { try? close() }
-        pending.deallocate()
     }
 
     /// Appends `frames` interleaved frames, encoding every packet they complete; then the table
     /// on disk counts every packet on disk.
     public func write(frames: Int, from buffer: UnsafeRawPointer, atFrame frame: Int64) throws {
-        guard !closed else {
-            throw AudioFileFormatError(code: Code.notOpen, message: "cannot write to \(quoted(path)): the file has been closed")
-        }
-        guard frame == framesWritten else {
-            throw AudioFileFormatError(code: Code.operationNotSupported, message:
-                "cannot write at frame \(frame) of \(quoted(path)): compressed packets are written only at the end (frame \(framesWritten))")
-        }
-        guard frames >= 0 else {
-            throw AudioFileFormatError(code: Code.position, message: "cannot write \(frames) frames to \(quoted(path)): the count is negative")
-        }
-        let channels = description.channelCount
-        let per = encoder.framesPerPacket
-        var done = 0
         var packets = 0
         defer { if packets > 0 { try? writeTable() } }
-        while done < frames {
-            if buffered == per { try emitPacket(); packets += 1 }
-            let take = min(frames - done, per - buffered)
-            load(buffer + done * channels * containerBytes, count: take * channels, into: pending + buffered * channels)
-            buffered += take
-            done += take
-            framesWritten += Int64(take)
-            if buffered == per { try emitPacket(); packets += 1 }
+        try assembler.append(frames: frames, from: buffer, atFrame: frame, closed: closed) { bytes, frameCount in
+            try store(bytes, frames: frameCount)
+            packets += 1
         }
     }
 
@@ -154,7 +131,7 @@ public final class CAFPacketFileWriter {
         closed = true
         var failure: Error?
         do {
-            if buffered > 0 { try emitPacket() }
+            try assembler.flush { bytes, frameCount in try store(bytes, frames: frameCount) }
             try writeTable()
             _ = ftruncate(file.fd, off_t(dataEnd))
             if tableOverflowed {
@@ -171,19 +148,10 @@ public final class CAFPacketFileWriter {
         if let failure { throw failure }
     }
 
-    private func load(_ p: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<Int32>) {
-        loadPacketSamples(p, count: count, containerBytes: containerBytes, validBits: description.validBitsPerSample, into: out)
-    }
-
-    /// Encodes the buffered frames as the next packet and appends it to the data.
-    private func emitPacket() throws {
-        let size: Int
-        do {
-            size = try packetBuffer.withUnsafeMutableBytes { try encoder.encode(pending, frameCount: buffered, into: $0.baseAddress!) }
-        } catch let error as CodecError {
-            throw AudioFileFormatError(code: Code.unspecified, message: "cannot write \(quoted(path)): \(error.message)")
-        }
-        let result = packetBuffer.withUnsafeBytes { file.write($0.baseAddress!, count: size, at: dataEnd) }
+    /// Appends one encoded packet of `frames` frames to the data and its size to the table.
+    private func store(_ bytes: UnsafeRawBufferPointer, frames: Int) throws {
+        let size = bytes.count
+        let result = file.write(bytes.baseAddress!, count: size, at: dataEnd)
         if result.errno != 0 { throw file.writeError(result.errno) }
         dataEnd += Int64(size)
         var v = UInt64(size)
@@ -192,8 +160,7 @@ public final class CAFPacketFileWriter {
         while v > 0 { groups.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
         entries += groups.reversed()
         packetCount += 1
-        framesEncoded += Int64(buffered)
-        buffered = 0
+        framesEncoded += Int64(frames)
     }
 
     /// The table's header: packets, valid frames, priming 0, remainder (the last packet's

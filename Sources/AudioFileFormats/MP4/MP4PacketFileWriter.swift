@@ -48,7 +48,7 @@ public final class MP4PacketFileWriter {
     public let path: String
     public let description: AudioDataDescription
     /// Frames accepted so far, including those buffered for the next packet.
-    public private(set) var framesWritten: Int64 = 0
+    public var framesWritten: Int64 { assembler.framesWritten }
     /// Frames in packets the `moov` on disk lists (after `close()`, all of them).
     public private(set) var framesEncoded: Int64 = 0
     public let encoder: AudioPacketEncoder
@@ -60,11 +60,9 @@ public final class MP4PacketFileWriter {
     static let packetsPerChunk = 16
 
     private var file: RawFile
+    /// Frames in, packets out (PacketAssembler.swift).
+    private let assembler: PacketAssembler
     private let codec: UInt32
-    private let containerBytes: Int
-    private let pending: UnsafeMutablePointer<Int32>
-    private var buffered = 0
-    private var packetBuffer: [UInt8]
     private var packetSizes: [UInt32] = []
     private var packetFrames: [UInt32] = []
     private var track: MP4TrackDescription
@@ -138,43 +136,21 @@ public final class MP4PacketFileWriter {
         self.mdatHeaderOffset = mdatHeaderOffset
         self.dataStart = dataStart
         dataEnd = dataStart
-        containerBytes = description.encoding.bytesPerSample
-        pending = .allocate(capacity: encoder.framesPerPacket * description.channelCount)
-        packetBuffer = [UInt8](repeating: 0, count: encoder.maximumPacketSize)
+        assembler = PacketAssembler(path: path, encoder: encoder, description: description)
     }
 
     deinit {
         if !closed { try? close() }
-        pending.deallocate()
     }
 
     /// Appends `frames` interleaved frames, encoding every packet they complete; then the `moov`
     /// on disk lists every packet on disk (until the reserve overflows).
     public func write(frames: Int, from buffer: UnsafeRawPointer, atFrame frame: Int64) throws {
-        guard !closed else {
-            throw AudioFileFormatError(code: Code.notOpen, message: "cannot write to \(quoted(path)): the file has been closed")
-        }
-        guard frame == framesWritten else {
-            throw AudioFileFormatError(code: Code.operationNotSupported, message:
-                "cannot write at frame \(frame) of \(quoted(path)): compressed packets are written only at the end (frame \(framesWritten))")
-        }
-        guard frames >= 0 else {
-            throw AudioFileFormatError(code: Code.position, message: "cannot write \(frames) frames to \(quoted(path)): the count is negative")
-        }
-        let channels = description.channelCount
-        let per = encoder.framesPerPacket
-        var done = 0
         var packets = 0
         defer { if packets > 0 { try? publish() } }
-        while done < frames {
-            if buffered == per { try emitPacket(); packets += 1 }
-            let take = min(frames - done, per - buffered)
-            loadPacketSamples(buffer + done * channels * containerBytes, count: take * channels, containerBytes: containerBytes,
-                              validBits: description.validBitsPerSample, into: pending + buffered * channels)
-            buffered += take
-            done += take
-            framesWritten += Int64(take)
-            if buffered == per { try emitPacket(); packets += 1 }
+        try assembler.append(frames: frames, from: buffer, atFrame: frame, closed: closed) { bytes, frameCount in
+            try store(bytes, frames: frameCount)
+            packets += 1
         }
     }
 
@@ -185,7 +161,7 @@ public final class MP4PacketFileWriter {
         closed = true
         var failure: Error?
         do {
-            if buffered > 0 { try emitPacket() }
+            try assembler.flush { bytes, frameCount in try store(bytes, frames: frameCount) }
             try publish()
             _ = ftruncate(file.fd, off_t(dataEnd))
             if overflowed {
@@ -219,20 +195,13 @@ public final class MP4PacketFileWriter {
         try file.write(w.bytes, at: mdatHeaderOffset)
     }
 
-    /// Encodes the buffered frames as the next packet and appends it to the data.
-    private func emitPacket() throws {
-        let size: Int
-        do {
-            size = try packetBuffer.withUnsafeMutableBytes { try encoder.encode(pending, frameCount: buffered, into: $0.baseAddress!) }
-        } catch let error as CodecError {
-            throw AudioFileFormatError(code: Code.unspecified, message: "cannot write \(quoted(path)): \(error.message)")
-        }
-        let result = packetBuffer.withUnsafeBytes { file.write($0.baseAddress!, count: size, at: dataEnd) }
+    /// Appends one encoded packet of `frames` frames to the data and to the sample tables.
+    private func store(_ bytes: UnsafeRawBufferPointer, frames: Int) throws {
+        let result = file.write(bytes.baseAddress!, count: bytes.count, at: dataEnd)
         if result.errno != 0 { throw file.writeError(result.errno) }
-        dataEnd += Int64(size)
-        packetSizes.append(UInt32(size))
-        packetFrames.append(UInt32(buffered))
-        buffered = 0
+        dataEnd += Int64(bytes.count)
+        packetSizes.append(UInt32(bytes.count))
+        packetFrames.append(UInt32(frames))
     }
 
     private func movie() -> [UInt8] {
