@@ -374,3 +374,20 @@ func encodeExtended80(_ value: Double) -> [UInt8] {
     for i in 0..<8 { out[2 + i] = UInt8(truncatingIfNeeded: mantissa >> UInt64(56 - 8 * i)) }
     return out
 }
+
+/// Random access to a whole stream's bytes, for the parsers that index a file on open (Ogg, MPEG
+/// audio and ADTS): `body` gets the size and a reader of `count` bytes at an offset (fewer at the
+/// end, none past it), over a file or over bytes in memory.
+func withStreamBytes<T>(path: String, _ body: (Int64, @escaping (Int64, Int) throws -> [UInt8]) throws -> T) throws -> T {
+    let file = try RawFile.open(path: path, forWriting: false)
+    defer { _ = posixClose(file.fd) }
+    let size = try file.size()
+    return try body(size) { try file.readBytes(at: $0, count: $1) }
+}
+
+func withStreamBytes<T>(_ bytes: [UInt8], _ body: (Int64, @escaping (Int64, Int) throws -> [UInt8]) throws -> T) throws -> T {
+    try body(Int64(bytes.count)) { offset, count in
+        guard offset >= 0, offset < Int64(bytes.count) else { return [] }
+        return Array(bytes[Int(offset)..<Int(min(Int64(bytes.count), offset + Int64(count)))])
+    }
+}

@@ -80,20 +80,12 @@ public enum MPEGAudioStreamReader {
 
     /// The stream of the MPEG audio or ADTS file at `path`.
     public static func packetIndex(path: String) throws -> PacketIndex {
-        let file = try RawFile.open(path: path, forWriting: false)
-        defer { _ = posixClose(file.fd) }
-        let size = try file.size()
-        return try wrap(path) { try parse(size: size) { try file.readBytes(at: $0, count: $1) } }
+        try wrap(path) { try withStreamBytes(path: path) { try parse(size: $0, read: $1) } }
     }
 
     /// The same from bytes in memory; `name` stands for the file in messages.
     public static func packetIndex(bytes: [UInt8], name: String = "the MPEG audio data") throws -> PacketIndex {
-        try wrap(name) {
-            try parse(size: Int64(bytes.count)) { offset, count in
-                guard offset >= 0, offset < Int64(bytes.count) else { return [] }
-                return Array(bytes[Int(offset)..<Int(min(Int64(bytes.count), offset + Int64(count)))])
-            }
-        }
+        try wrap(name) { try withStreamBytes(bytes) { try parse(size: $0, read: $1) } }
     }
 
     private static func wrap(_ name: String, _ body: () throws -> PacketIndex) throws -> PacketIndex {
