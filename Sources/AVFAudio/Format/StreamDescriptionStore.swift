@@ -15,7 +15,6 @@
 // Apple documents), so hostile input that makes formats with ever-new sample rates cannot grow
 // memory without bound.
 import Foundation
-import Synchronization
 
 enum StreamDescriptionStore {
     /// How many distinct descriptions are kept for the life of the process.
@@ -35,12 +34,16 @@ enum StreamDescriptionStore {
 
     private struct Pointer: @unchecked Sendable { let value: UnsafeMutablePointer<AudioStreamBasicDescription> }
 
-    private static let table = Mutex<[Key: Pointer]>([:])
+    // An NSLock (pthread) rather than Synchronization's Mutex: on Linux that Mutex waits on futexes
+    // directly, which Thread Sanitizer cannot see, so it reported the accesses made under it from
+    // two threads as a race (CI, 2026-11-28: two AUAudioUnit tests creating formats at once).
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var table: [Key: Pointer] = [:]
 
     /// Storage holding `d`, and whether the caller owns it (must deinitialize and free it).
     static func storage(for d: AudioStreamBasicDescription) -> (UnsafeMutablePointer<AudioStreamBasicDescription>, owned: Bool) {
         let key = Key(d)
-        let interned: UnsafeMutablePointer<AudioStreamBasicDescription>? = table.withLock { table in
+        let interned: UnsafeMutablePointer<AudioStreamBasicDescription>? = lock.withLock {
             if let found = table[key] { return found.value }
             guard table.count < capacity else { return nil }
             let p = UnsafeMutablePointer<AudioStreamBasicDescription>.allocate(capacity: 1)
@@ -55,5 +58,5 @@ enum StreamDescriptionStore {
     }
 
     /// Descriptions stored so far (for tests).
-    static var count: Int { table.withLock { $0.count } }
+    static var count: Int { lock.withLock { table.count } }
 }
