@@ -122,22 +122,35 @@ public final class InputClockBridge {
     /// Appends `frames` interleaved frames (`channels` samples each); nil appends silence (a hole
     /// in the capture stream). When the ring is full the oldest frames are dropped (an overrun).
     public func write(interleaved samples: UnsafePointer<Float>?, frames: Int) {
-        var i = 0
-        while i < frames {
-            // Keep the converter's pre-roll history intact behind `start` as well.
-            if count == capacity - converter.leadingFrames {
-                start = (start + 1) % capacity
-                count -= 1
-                if i == 0 { overruns += 1 }
-            }
+        // Room for the converter's pre-roll history is kept behind `start` as well.
+        let limit = capacity - converter.leadingFrames
+        var source = samples
+        var n = frames
+        if n > limit {   // only the newest frames fit
+            source = source.map { $0 + (n - limit) * channels }
+            n = limit
+        }
+        let drop = count + n - limit
+        if drop > 0 {
+            start = (start + drop) % capacity
+            count -= drop
+            overruns += 1
+        }
+        var written = 0
+        while written < n {
             let slot = (start + count) % capacity
-            if let samples {
-                for c in 0..<channels { ring[c * capacity + slot] = samples[i * channels + c] }
-            } else {
-                for c in 0..<channels { ring[c * capacity + slot] = 0 }
+            let run = min(n - written, capacity - slot)
+            for c in 0..<channels {
+                let destination = ring + c * capacity + slot
+                if let source {
+                    var p = source + written * channels + c
+                    for i in 0..<run { destination[i] = p.pointee; p += channels }
+                } else {
+                    destination.update(repeating: 0, count: run)
+                }
             }
-            count += 1
-            i += 1
+            count += run
+            written += run
         }
     }
 
