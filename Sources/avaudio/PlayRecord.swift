@@ -136,15 +136,16 @@ struct Play: ParsableCommand {
 
 struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Record from the input device with AVAudioRecorder into a .wav, .aif or .caf file.",
+        abstract: "Record from the input device with AVAudioRecorder into a .wav, .aif, .caf, .flac or .m4a file.",
         discussion: """
             --device takes a selector for an input (pulse::SOURCE, pulse::SINK.monitor, alsa:hw:1, null); \
             without it the default input. Runs for --duration seconds, or until Ctrl-C; either way the \
-            file is complete and valid.
+            file is complete and valid. .m4a records Apple Lossless (--flac: FLAC in MP4), .flac FLAC, \
+            .caf linear PCM (--alac: Apple Lossless).
             """
     )
 
-    @Argument(help: "The file to write (.wav, .aif, .caf).")
+    @Argument(help: "The file to write (.wav, .aif, .caf, .flac, .m4a).")
     var file: String
 
     @Option(help: "Seconds to record (default: until Ctrl-C).")
@@ -165,6 +166,12 @@ struct Record: ParsableCommand {
     @Flag(help: "Write floating-point samples (32 bits).")
     var float = false
 
+    @Flag(help: "Apple Lossless in a .caf file (an .m4a file holds Apple Lossless unless --flac).")
+    var alac = false
+
+    @Flag(help: "FLAC in an .m4a/.mp4 file.")
+    var flac = false
+
     @Flag(help: "Draw level meters (default: when stderr is a terminal).")
     var meter = false
 
@@ -174,6 +181,14 @@ struct Record: ParsableCommand {
     mutating func run() throws {
         var settings: [String: Any] = [AVFormatIDKey: kAudioFormatLinearPCM, AVNumberOfChannelsKey: channels,
                                        AVLinearPCMBitDepthKey: float ? 32 : bits, AVLinearPCMIsFloatKey: float]
+        // The data the container holds (the lossless codecs take the bit depth as a hint).
+        let ext = URL(fileURLWithPath: file).pathExtension.lowercased()
+        let codec: AudioFormatID? = ext == "flac" || ((ext == "m4a" || ext == "mp4") && flac) ? kAudioFormatFLAC
+            : ext == "m4a" || ext == "mp4" || (ext == "caf" && alac) ? kAudioFormatAppleLossless : nil
+        if let codec {
+            guard !float else { throw ValidationError("--float: \(codec == kAudioFormatFLAC ? "FLAC" : "Apple Lossless") stores integer samples") }
+            settings = [AVFormatIDKey: codec, AVNumberOfChannelsKey: channels, AVEncoderBitDepthHintKey: bits]
+        }
         if let rate { settings[AVSampleRateKey] = rate }
         if let device, rate == nil {
             // The device's own rate (the session describes the chosen backend).

@@ -9,9 +9,12 @@
 // moment, and a process killed mid-recording (even by SIGKILL) leaves a readable file.
 //
 // The container comes from the URL's extension, as on Apple platforms: .wav/.wave, .aif/.aiff/
-// .aifc, .caf, and .flac (native FLAC, encoded as AVAudioFile writes it; FLAC data only). Other
-// extensions (.m4a, .mp4, .mp3, ...) need encoders this project does not have yet: `init` throws
-// an NSError (NSOSStatusErrorDomain, kAudioFileUnsupportedFileTypeError 'typ?') saying so.
+// .aifc, .caf (linear PCM or Apple Lossless), .flac (native FLAC) and .m4a/.mp4 (Apple Lossless
+// or FLAC), each encoded as AVAudioFile writes it — and so valid at every moment too (the MP4
+// writer republishes its `moov` after every write, CAF its packet table, FLAC its STREAMINFO).
+// Other extensions (.mp3, ...) need encoders this project does not have yet: `init` throws an
+// NSError (NSOSStatusErrorDomain, kAudioFileUnsupportedFileTypeError 'typ?') saying so; AAC
+// data throws kAudioFileUnsupportedDataFormatError naming AAC (`completedSettings`).
 // Settings missing from the dictionary default to linear PCM (FLAC for a .flac URL), the
 // session's sample rate, one channel and 16-bit integers (Apple does not document its defaults).
 //
@@ -49,24 +52,59 @@ open class AVAudioRecorder: NSObject {
         file?.close()
     }
 
-    static let supportedExtensions: Set<String> = ["wav", "wave", "aif", "aiff", "aifc", "caf", "flac"]
+    static let supportedExtensions: Set<String> = ["wav", "wave", "aif", "aiff", "aifc", "caf", "flac", "m4a", "mp4"]
 
+    /// The settings `settings` complete for `url`'s container, or an NSError (NSOSStatusErrorDomain)
+    /// naming what cannot be recorded there.
+    ///
+    /// Data per container: .wav/.aif hold linear PCM; .caf linear PCM (the default) or Apple
+    /// Lossless; .flac FLAC (the default); .m4a/.mp4 Apple Lossless or FLAC, as `AVAudioFile`
+    /// writes them. AAC (`kAudioFormatMPEG4AAC`) has no encoder here yet and is refused by name
+    /// with `kAudioFileUnsupportedDataFormatError`. An .m4a/.mp4 URL whose settings name no
+    /// format is refused the same way: Apple documents no default format for AVAudioRecorder
+    /// (its header says only that the file type is inferred from the extension), but the
+    /// MPEG-4 audio file type's principal data format is AAC — what iOS's own recorders write to
+    /// .m4a — so AAC is what an Apple recorder would write, and picking Apple Lossless instead
+    /// would silently give a different (and ten times larger) file than the code asked for.
     static func completedSettings(_ settings: [String: Any], url: URL) throws -> [String: Any] {
         let ext = url.pathExtension.lowercased()
         guard supportedExtensions.contains(ext) else {
             let what = ext.isEmpty ? "a file name without an extension" : "the .\(ext) container"
             throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFileUnsupportedFileTypeError), userInfo: [
-                NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': \(what) is not supported yet (compressed formats such as AAC in .m4a come with the codec work); use .wav, .aif, .caf or .flac",
+                NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': \(what) is not supported yet (.mp3 and other lossy containers come with the lossy codecs); use .wav, .aif, .caf, .flac or .m4a",
             ])
         }
+        func refuse(_ text: String) -> NSError {
+            NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFileUnsupportedDataFormatError), userInfo: [
+                NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': \(text)",
+            ])
+        }
+        let aacNotYet = "AAC (kAudioFormatMPEG4AAC) is not supported yet: this library has no AAC encoder"
         var settings = settings
-        if settings[AVFormatIDKey] == nil { settings[AVFormatIDKey] = ext == "flac" ? kAudioFormatFLAC : kAudioFormatLinearPCM }
+        let mpeg4 = ext == "m4a" || ext == "mp4"
+        if settings[AVFormatIDKey] == nil {
+            if mpeg4 {
+                throw refuse("the settings name no format, and an MPEG-4 audio file's default data is AAC; \(aacNotYet). Set AVFormatIDKey to kAudioFormatAppleLossless or kAudioFormatFLAC")
+            }
+            settings[AVFormatIDKey] = ext == "flac" ? kAudioFormatFLAC : kAudioFormatLinearPCM
+        }
+        let id = AVAudioFormat.integer(settings[AVFormatIDKey]).flatMap { $0 }.map { AudioFormatID(truncatingIfNeeded: $0) }
         if ext == "flac" {
-            let id = AVAudioFormat.integer(settings[AVFormatIDKey]).flatMap { $0 }.map { AudioFormatID(truncatingIfNeeded: $0) }
             guard id == kAudioFormatFLAC else {
-                throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioFileUnsupportedDataFormatError), userInfo: [
-                    NSLocalizedDescriptionKey: "AVAudioRecorder cannot record to '\(url.path)': a .flac file holds FLAC data; set AVFormatIDKey to kAudioFormatFLAC or leave it out",
-                ])
+                throw refuse("a .flac file holds FLAC data; set AVFormatIDKey to kAudioFormatFLAC or leave it out")
+            }
+        }
+        if id == kAudioFormatMPEG4AAC {
+            throw refuse("\(aacNotYet); record Apple Lossless (kAudioFormatAppleLossless) into .m4a or .caf, or FLAC into .m4a or .flac")
+        }
+        if mpeg4 {
+            guard id == kAudioFormatAppleLossless || id == kAudioFormatFLAC else {
+                throw refuse("an MPEG-4 audio file (.\(ext)) holds Apple Lossless or FLAC here (kAudioFormatAppleLossless, kAudioFormatFLAC), not \(id.map(fourCharCodeString) ?? "an unreadable AVFormatIDKey") data")
+            }
+        }
+        if ext == "caf" {
+            guard id == kAudioFormatLinearPCM || id == kAudioFormatAppleLossless else {
+                throw refuse("a .caf recording holds linear PCM or Apple Lossless (kAudioFormatLinearPCM, kAudioFormatAppleLossless), not \(id.map(fourCharCodeString) ?? "an unreadable AVFormatIDKey") data")
             }
         }
         if settings[AVSampleRateKey] == nil { settings[AVSampleRateKey] = AVAudioSession.sharedInstance().sampleRate }

@@ -8,19 +8,42 @@ import AVFoundation
 
 @Suite(.serialized)
 struct AVAudioRecorderTests {
-    @Test("A container that needs an encoder this project lacks (.m4a, .mp3) throws a clear NSError; .wav/.aif/.caf/.flac are accepted")
+    @Test("What needs an encoder this project lacks throws a clear NSError: .mp3 ('typ?'), AAC in .m4a/.caf and an .m4a naming no format (AAC, its default: 'fmt?' naming AAC), PCM in .m4a, FLAC in .caf; .wav/.aif/.caf/.flac and lossless .m4a are accepted")
     func unsupportedContainers() throws {
         let dir = try PlayerTestFiles.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        for ext in ["m4a", "mp3"] {
+        do {
+            _ = try AVAudioRecorder(url: dir.appendingPathComponent("x.mp3"), settings: [AVFormatIDKey: kAudioFormatMPEGLayer3])
+            Issue.record(".mp3 should throw")
+        } catch let error as NSError {
+            #expect(error.domain == NSOSStatusErrorDomain)
+            #expect(error.code == Int(kAudioFileUnsupportedFileTypeError))
+            #expect(error.localizedDescription.contains(".mp3") && error.localizedDescription.contains("not supported yet"), "\(error.localizedDescription)")
+        }
+        let refusedData: [(String, [String: Any], String)] = [
+            ("m4a", [AVFormatIDKey: kAudioFormatMPEG4AAC, AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 2], "AAC"),
+            ("m4a", [AVSampleRateKey: 44_100, AVNumberOfChannelsKey: 1], "AAC"),
+            ("caf", [AVFormatIDKey: kAudioFormatMPEG4AAC], "AAC"),
+            ("mp4", [AVFormatIDKey: kAudioFormatLinearPCM, AVLinearPCMBitDepthKey: 16], "lpcm"),
+            ("caf", [AVFormatIDKey: kAudioFormatFLAC], "'flac'"),
+        ]
+        for (ext, settings, named) in refusedData {
+            let url = dir.appendingPathComponent("x.\(ext)")
             do {
-                _ = try AVAudioRecorder(url: dir.appendingPathComponent("x.\(ext)"), settings: [AVFormatIDKey: kAudioFormatMPEG4AAC])
-                Issue.record(".\(ext) should throw")
+                _ = try AVAudioRecorder(url: url, settings: settings)
+                Issue.record(".\(ext) with \(settings) should throw")
             } catch let error as NSError {
-                #expect(error.domain == NSOSStatusErrorDomain)
-                #expect(error.code == Int(kAudioFileUnsupportedFileTypeError))
-                #expect(error.localizedDescription.contains(".\(ext)") && error.localizedDescription.contains("not supported yet"), "\(error.localizedDescription)")
+                #expect(error.domain == NSOSStatusErrorDomain && error.code == Int(kAudioFileUnsupportedDataFormatError), "\(error)")
+                #expect(error.localizedDescription.contains(named) && error.localizedDescription.contains(url.path), "\(error.localizedDescription)")
+                if named == "AAC" { #expect(error.localizedDescription.contains("not supported yet"), "\(error.localizedDescription)") }
             }
+            #expect(!FileManager.default.fileExists(atPath: url.path), "a refused recorder creates nothing")
+        }
+        for (ext, codec) in [("m4a", kAudioFormatAppleLossless), ("mp4", kAudioFormatFLAC), ("caf", kAudioFormatAppleLossless)] {
+            let recorder = try AVAudioRecorder(url: dir.appendingPathComponent("y.\(ext)"), settings: [
+                AVFormatIDKey: codec, AVSampleRateKey: 32_000, AVNumberOfChannelsKey: 2, AVEncoderBitDepthHintKey: 24])
+            #expect(recorder.format.streamDescription.pointee.mFormatID == codec, ".\(ext)")
+            #expect(recorder.format.sampleRate == 32_000 && recorder.format.channelCount == 2, ".\(ext)")
         }
         for ext in ["wav", "aif", "caf"] {
             let recorder = try AVAudioRecorder(url: dir.appendingPathComponent("x.\(ext)"), settings: [AVSampleRateKey: 22_050, AVNumberOfChannelsKey: 1])

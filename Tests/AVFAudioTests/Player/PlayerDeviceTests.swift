@@ -345,7 +345,64 @@ struct PlayerDeviceTests {
         #expect(abs(average - (-12.04)) < 0.15, "recorder average power \(average) dBFS")
     }
 
-    @Test("`avaudio record` killed with SIGKILL mid-recording leaves a valid file holding the tone it captured (WAV and CAF)",
+    @Test("AVAudioRecorder records Apple Lossless into .m4a (24-bit, 48 → 44.1 kHz) and .caf (16-bit), and FLAC into .mp4: exact length, the tone at its level, and ffmpeg decodes the same samples AVAudioFile reads",
+          .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
+    func recordsLosslessM4AAndCAF() throws {
+        InputMuteTestLock.lock.lock()
+        defer { InputMuteTestLock.lock.unlock() }
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        let awake = try AwakeNullSink(server)
+        defer { awake.stop() }
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5))
+        player.currentDevice = "pulse:nullsink@\(server.server)"
+        player.numberOfLoops = -1
+        #expect(player.play())
+        defer { player.stop() }
+        usleep(300_000)
+        let takes: [(name: String, codec: AudioFormatID, rate: Double, bits: Int)] = [
+            ("take.m4a", kAudioFormatAppleLossless, 44_100, 24), ("take.caf", kAudioFormatAppleLossless, 48_000, 16),
+            ("take.mp4", kAudioFormatFLAC, 48_000, 16),
+        ]
+        for take in takes {
+            let url = dir.appendingPathComponent(take.name)
+            let recorder = try AVAudioRecorder(url: url, settings: [AVFormatIDKey: take.codec, AVSampleRateKey: take.rate,
+                                                                    AVNumberOfChannelsKey: 2, AVEncoderBitDepthHintKey: take.bits])
+            recorder._deviceSelector = "pulse::nullsink.monitor@\(server.server)"
+            let delegate = RecordingDelegate()
+            recorder.delegate = delegate
+            #expect(recorder.record(forDuration: 1.5), "\(take.name)")
+            #expect(waitUntil(10) { !delegate.calls.isEmpty }, "\(take.name): record(forDuration:) did not finish")
+            #expect(delegate.calls.first?.flag == true, "\(take.name)")
+            let file = try AVAudioFile(forReading: url)
+            #expect(file.fileFormat.streamDescription.pointee.mFormatID == take.codec, "\(take.name)")
+            #expect(file.fileFormat.sampleRate == take.rate && file.fileFormat.channelCount == 2, "\(take.name)")
+            #expect(file.length == AVAudioFramePosition(take.rate * 1.5), "\(take.name): \(file.length) frames for 1.5 s")
+            let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
+            try file.read(into: buffer)
+            let left = Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength)))
+            let env = envelope(left)
+            let region = try #require(soundRegion(env), "\(take.name): no tone recorded")
+            #expect(abs(steadyAmplitude(env, region) - 0.3536) < 0.01, "\(take.name): recorded level \(steadyAmplitude(env, region))")
+            // ffmpeg, the external decoder: the same frames, sample for sample.
+            guard let theirs = AVAudioFileFLACWritingTests.readFFmpeg(url, bits: take.bits) else {
+                Issue.record("\(take.name): ffmpeg could not decode the recording")
+                continue
+            }
+            #expect(theirs.errors.isEmpty, "\(take.name): ffmpeg says \(theirs.errors)")
+            #expect(theirs.samples.count == Int(file.length) * 2, "\(take.name): ffmpeg decoded \(theirs.samples.count / 2) frames")
+            let scale = Float(1 << (take.bits - 1))
+            var mismatches = 0
+            for i in 0..<min(theirs.samples.count / 2, Int(buffer.frameLength)) {
+                for c in 0..<2 where Int32((buffer.floatChannelData![c][i] * scale).rounded()) != theirs.samples[i * 2 + c] { mismatches += 1 }
+            }
+            #expect(mismatches == 0, "\(take.name): \(mismatches) samples differ between ffmpeg and AVAudioFile")
+        }
+    }
+
+    @Test("`avaudio record` killed with SIGKILL mid-recording leaves a valid file holding the tone it captured (WAV, CAF and Apple Lossless .m4a, which ffmpeg opens too)",
           .enabled(if: DeviceComponents.pulse && AvaudioTool.url != nil, "pulseaudio or the avaudio executable is missing"))
     func killedRecorderLeavesValidFile() throws {
         let server = try PrivatePulseServer()
@@ -359,22 +416,38 @@ struct PlayerDeviceTests {
         player.numberOfLoops = -1
         #expect(player.play())
         defer { player.stop() }
-        for name in ["killed.wav", "killed.caf"] {
+        for name in ["killed.wav", "killed.caf", "killed.m4a"] {
             let output = dir.appendingPathComponent(name)
+            let lossless = name.hasSuffix(".m4a")   // Apple Lossless: `avaudio record` picks it for .m4a
             let child = try ChildProcess(AvaudioTool.url!.path, ["record", output.path, "--device", "pulse::nullsink.monitor@\(server.server)",
                                                                "--channels", "2", "--rate", "48000", "--bits", "24", "--no-meter"],
                                          environment: server.clientEnvironment)
-            // Wait until it has written a second of audio, then kill it without warning.
-            _ = waitUntil(10) { ((try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0) > 48_000 * 6 }
-            usleep(300_000)
+            // Wait until it has written a second of audio, then kill it without warning (a
+            // compressed file grows more slowly: wait for it to exist, then for the time).
+            if lossless {
+                _ = waitUntil(10) { ((try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0) > 48_000 }
+                usleep(1_500_000)
+            } else {
+                _ = waitUntil(10) { ((try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0) > 48_000 * 6 }
+                usleep(300_000)
+            }
             kill(child.pid, SIGKILL)
             child.stop()
             let file = try AVAudioFile(forReading: output)
             #expect(file.fileFormat.sampleRate == 48_000 && file.fileFormat.channelCount == 2)
             #expect(file.length > 48_000, "\(name): only \(file.length) frames readable after SIGKILL")
-            // Every frame the header counts is there, and the tone is in them.
-            let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
-            #expect(Int(file.length) * 6 <= size, "\(name): the header counts more frames than the file holds")
+            if lossless {
+                // The `moov` published last lists only packets on disk: ffmpeg opens the file
+                // and decodes exactly the frames AVAudioFile counts.
+                #expect(file.fileFormat.streamDescription.pointee.mFormatID == kAudioFormatAppleLossless)
+                let theirs = AVAudioFileFLACWritingTests.readFFmpeg(output, bits: 24)
+                #expect(theirs != nil, "\(name): ffmpeg could not open the killed recording")
+                #expect(theirs?.samples.count == Int(file.length) * 2, "\(name): ffmpeg decoded \((theirs?.samples.count ?? 0) / 2) frames, AVAudioFile counts \(file.length)")
+            } else {
+                // Every frame the header counts is there, and the tone is in them.
+                let size = (try FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+                #expect(Int(file.length) * 6 <= size, "\(name): the header counts more frames than the file holds")
+            }
             let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(file.length))!
             try file.read(into: buffer)
             let env = envelope(Array(UnsafeBufferPointer(start: buffer.floatChannelData![0], count: Int(buffer.frameLength))))
