@@ -31,9 +31,10 @@ struct Convert: ParsableCommand {
         abstract: "Convert an audio file to another container, sample format, sample rate or channel count.",
         discussion: """
             The output container comes from --format, else from OUT's extension (.wav, .aif/.aiff, \
-            .aifc, .caf, .au/.snd, .flac, .m4a, .mp4). The sample format defaults to the input's (bit depth, integer \
+            .aifc, .caf, .au/.snd, .flac, .m4a, .mp4, .oga/.ogg). The sample format defaults to the input's (bit depth, integer \
             or float, µ-law/A-law; FLAC keeps integer depths and stores float input as 24-bit, \
-            --level 0–8 choosing its compression; .m4a/.mp4 hold Apple Lossless, or FLAC with --flac; \
+            --level 0–8 choosing its compression; .oga/.ogg hold FLAC in Ogg; \
+            .m4a/.mp4 hold Apple Lossless, or FLAC with --flac; \
             --alac writes Apple Lossless into .caf); flags \
             override it. Sample rate and channel count are kept \
             unless --rate or --channels change them, through AVAudioConverter.
@@ -70,7 +71,7 @@ struct Convert: ParsableCommand {
     @Argument(help: "The file to write (replaced if it exists).")
     var output: String
 
-    @Option(help: "Output container: wav, aiff, aifc, caf, au, flac, m4a or mp4 (default: from OUT's extension).")
+    @Option(help: "Output container: wav, aiff, aifc, caf, au, flac, m4a, mp4 or ogg (FLAC in Ogg; OUT must end in .oga or .ogg) (default: from OUT's extension).")
     var format: Container?
 
     @Option(help: "Bits per sample: 8, 16, 24 or 32 for integers; 32 or 64 with --float.")
@@ -148,7 +149,11 @@ struct Convert: ParsableCommand {
         if dither && effects.any { throw ValidationError("--dither cannot be combined with effects") }
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
         if alac && flac { throw ValidationError("--alac and --flac are exclusive") }
-        if flac && !(container?.isMPEG4 ?? false) && container != .flac {
+        if container == .ogg, !["oga", "ogg"].contains(fileURL(output).pathExtension.lowercased()) {
+            // Apple declares no Ogg file type constant: AVAudioFile writes Ogg from the extension.
+            throw ValidationError("--format ogg writes FLAC in Ogg, which AVAudioFile picks from the extension: give OUT the .oga or .ogg extension")
+        }
+        if flac && !(container?.isMPEG4 ?? false) && container != .flac && container != .ogg {
             throw ValidationError("--flac writes FLAC into MPEG-4: give OUT the .m4a or .mp4 extension (a .flac file holds FLAC already)")
         }
         if alac || (container?.isMPEG4 ?? false) && !flac {
@@ -160,13 +165,13 @@ struct Convert: ParsableCommand {
             if dither { throw ValidationError("--dither is not available for Apple Lossless output yet") }
             if let bits, ![16, 20, 24, 32].contains(bits) { throw ValidationError("Apple Lossless stores 16, 20, 24 or 32 bits, not \(bits)") }
         }
-        if container == .flac || flac {
+        if container == .flac || container == .ogg || flac {
             if float || ulaw || alaw { throw ValidationError("FLAC stores integer samples: drop --\(float ? "float" : ulaw ? "ulaw" : "alaw")") }
             if bigEndian || littleEndian { throw ValidationError("FLAC has no byte order to choose: drop --\(bigEndian ? "big" : "little")-endian") }
             if dither { throw ValidationError("--dither is not available for FLAC output yet") }
             if let level, !(0...8).contains(level) { throw ValidationError("--level must be between 0 and 8, not \(level)") }
         } else if level != nil {
-            throw ValidationError("--level applies to FLAC output (a .flac file, --format flac, or --flac)")
+            throw ValidationError("--level applies to FLAC output (a .flac, .oga or .ogg file, --format flac, or --flac)")
         }
     }
 
@@ -460,7 +465,7 @@ struct Convert: ParsableCommand {
             settings[AVChannelLayoutKey] = data
         }
         let container = format ?? Container(fileExtension: fileURL(output).pathExtension)
-        if let format { settings[AVAudioFileTypeKey] = format.fileTypeID }
+        if let type = format?.fileTypeID { settings[AVAudioFileTypeKey] = type }
 
         if alac || (container?.isMPEG4 ?? false) && !flac {
             // Apple Lossless stores 16, 20, 24 or 32 bits: the input's integer depth rounded up to
@@ -470,8 +475,8 @@ struct Convert: ParsableCommand {
             settings[AVEncoderBitDepthHintKey] = bits ?? [16, 20, 24, 32].first { $0 >= source } ?? 32
             return settings
         }
-        if container == .flac || flac {
-            // FLAC stores integers: the input's depth when it holds integers, else 24 bits for
+        if container == .flac || container == .ogg || flac {
+            // FLAC (native, in Ogg or in MPEG-4) stores integers: the input's depth when it holds integers, else 24 bits for
             // floating point (what a float source keeps of its 24-bit mantissa) and 16 for G.711.
             settings[AVFormatIDKey] = kAudioFormatFLAC
             settings[AVEncoderBitDepthHintKey] = bits ?? (facts.isLinearPCM && !facts.isFloat ? facts.bitsPerChannel : facts.isFloat ? 24 : 16)

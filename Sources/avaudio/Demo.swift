@@ -273,6 +273,7 @@ struct DemoCase {
         case .flac: return "FLAC"
         case .m4a: return "MPEG-4 audio (M4A)"
         case .mp4: return "MPEG-4"
+        case .ogg: return "Ogg"
         }
     }
 
@@ -294,7 +295,7 @@ struct DemoCase {
 
     func settings() -> [String: Any] {
         var s: [String: Any] = [
-            AVAudioFileTypeKey: container.fileTypeID,
+            AVAudioFileTypeKey: container.fileTypeID ?? 0,   // (the demo's containers all have one)
             AVFormatIDKey: formatID,
             AVSampleRateKey: Demo.sampleRate,
             AVNumberOfChannelsKey: surround ? 6 : 2,

@@ -50,11 +50,13 @@ struct ToolError: Error, CustomStringConvertible {
 
 /// The containers the tool writes, with their Core Audio file type IDs.
 enum Container: String, CaseIterable, ExpressibleByArgument {
-    case wav, aiff, aifc, caf, au, flac, m4a, mp4
+    case wav, aiff, aifc, caf, au, flac, m4a, mp4, ogg
 
-    /// The `AudioFileTypeID` to pass as `AVAudioFileTypeKey`.
-    var fileTypeID: AudioFileTypeID {
+    /// The `AudioFileTypeID` to pass as `AVAudioFileTypeKey`; nil for Ogg, for which Apple
+    /// declares no file type constant (an Ogg file is written from its `.oga`/`.ogg` extension).
+    var fileTypeID: AudioFileTypeID? {
         switch self {
+        case .ogg: return nil
         case .wav: return kAudioFileWAVEType
         case .aiff: return kAudioFileAIFFType
         case .aifc: return kAudioFileAIFCType
@@ -77,6 +79,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case .flac: return "FLAC"
         case .m4a: return "M4A"
         case .mp4: return "MPEG-4"
+        case .ogg: return "Ogg"
         }
     }
 
@@ -84,6 +87,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
     var fileExtension: String {
         switch self {
         case .aiff: return "aif"
+        case .ogg: return "oga"
         default: return rawValue
         }
     }
@@ -95,7 +99,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
     var prefersBigEndian: Bool {
         switch self {
         case .aiff, .aifc, .au: return true
-        case .wav, .caf, .flac, .m4a, .mp4: return false
+        case .wav, .caf, .flac, .m4a, .mp4, .ogg: return false
         }
     }
 
@@ -110,6 +114,7 @@ enum Container: String, CaseIterable, ExpressibleByArgument {
         case "flac": self = .flac
         case "m4a": self = .m4a
         case "mp4": self = .mp4
+        case "oga", "ogg": self = .ogg
         default: return nil
         }
     }
@@ -164,7 +169,7 @@ func sniffContainer(_ url: URL) -> ContainerInfo {
             }
         }
         if let guess = Container(fileExtension: url.pathExtension) {
-            return ContainerInfo(name: guess.displayName + " (by extension)", fileTypeID: fourCC(guess.fileTypeID))
+            return ContainerInfo(name: guess.displayName + " (by extension)", fileTypeID: guess.fileTypeID.map(fourCC))
         }
         return ContainerInfo(name: "unknown", fileTypeID: nil)
     }

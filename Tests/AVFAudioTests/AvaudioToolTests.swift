@@ -265,6 +265,46 @@ final class AvaudioToolTests {
         #expect(level.status != 0 && level.stderr.contains("--level applies to FLAC output"))
     }
 
+    /// `avaudio convert` to `.oga`/`.ogg` writes FLAC in Ogg at the `--level` asked; ffmpeg, the
+    /// external decoder, decodes it to exactly the source's samples, and ffprobe sees FLAC in Ogg.
+    @Test func convertToOggFLACAtALevelDecodesBitExactlyInFFmpeg() throws {
+        var seed: UInt32 = 2024
+        let original = try writeWAV("source.wav", sampleRate: 48_000, channels: 2, frames: 40_000) { i, c in
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            let tone = 0.4 * sin(2 * Float.pi * 550 * Float(i) / 48_000 + Float(c))
+            return (tone * 32_767).rounded() / 32_768 + Float(Int16(truncatingIfNeeded: seed >> 16) >> 9) / 32_768
+        }
+        guard let source = AVAudioFileFLACWritingTests.readFFmpeg(original, bits: 16) else {
+            Issue.record("ffmpeg could not read the source WAV")
+            return
+        }
+        var sizes: [String: Int] = [:]
+        for (name, level) in [("fast.oga", "0"), ("small.ogg", "8")] {
+            let out = directory.appendingPathComponent(name)
+            let run = try AvaudioTool.run(["convert", original.path, out.path, "--level", level])
+            #expect(run.status == 0, "\(name): \(run.stderr)")
+            let file = try AVAudioFile(forReading: out)
+            #expect(file.fileFormat.streamDescription.pointee.mFormatID == kAudioFormatFLAC, "\(name)")
+            #expect(file.length == 40_000, "\(name): \(file.length) frames")
+            file.close()
+            let bytes = try Data(contentsOf: out)
+            #expect(bytes.prefix(4) == Data("OggS".utf8), "\(name) is not an Ogg stream")
+            sizes[name] = bytes.count
+            let probe = AVAudioFileFLACWritingTests.run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name:format=format_name", "-of", "default=nw=1:nk=1", out.path])
+            let probed = probe.map { String(decoding: $0.out, as: UTF8.self) } ?? ""
+            #expect(probed.contains("flac") && probed.contains("ogg"), "\(name): ffprobe says \(probed)")
+            let theirs = AVAudioFileFLACWritingTests.readFFmpeg(out, bits: 16)
+            #expect(theirs?.errors.isEmpty == true, "\(name): ffmpeg says \(theirs?.errors ?? "nothing (no decode)")")
+            #expect(theirs?.samples == source.samples, "\(name): ffmpeg's decode differs from the source")
+        }
+        #expect((sizes["small.ogg"] ?? 0) < (sizes["fast.oga"] ?? 0), "level 8 should code smaller than level 0: \(sizes)")
+        // --format ogg names the container, but AVAudioFile writes Ogg from the extension only.
+        let wrong = try AvaudioTool.run(["convert", original.path, directory.appendingPathComponent("x.bin").path, "--format", "ogg"])
+        #expect(wrong.status != 0 && wrong.stderr.contains(".oga or .ogg extension"), "\(wrong.stderr)")
+        let float = try AvaudioTool.run(["convert", original.path, directory.appendingPathComponent("f.oga").path, "--float"])
+        #expect(float.status != 0 && float.stderr.contains("FLAC stores integer samples"), "\(float.stderr)")
+    }
+
     @Test func convertToAppleLosslessCAFAndBackIsLossless() throws {
         var seed: UInt32 = 4242
         let original = try writeWAV("source.wav", sampleRate: 48_000, channels: 2, frames: 20_000) { i, c in
