@@ -82,4 +82,12 @@ open class AVAudioCompressedBuffer: AVAudioBuffer {
 
     /// Packet descriptions, present when the format's packets vary in size.
     open var packetDescriptions: UnsafeMutablePointer<AudioStreamPacketDescription>? { descriptions }
+
+    /// The packets' dependencies on one another (iOS 26 / macOS 26), or nil when the format does
+    /// not use packet dependencies — Apple: "If the audio format doesn't use packet dependencies,
+    /// this value is `nil`." Every format this library reads or writes has independently
+    /// decodable packets (linear PCM, G.711, Apple Lossless, FLAC; MP3, AAC and Opus are framed
+    /// but not decoded), so it is nil for all of them; codecs with dependent packets (APAC, USAC)
+    /// would fill it.
+    open var packetDependencies: [AudioStreamPacketDependencyDescription]? { nil }
 }

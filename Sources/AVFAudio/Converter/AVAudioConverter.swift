@@ -91,6 +91,35 @@ open class AVAudioConverter: NSObject {
     }
     private var storedBitRateStrategy: String?
 
+    /// Packets between consecutive sync packets (independently decodable packets that refresh the
+    /// decoder), for encoders with sync packets (Apple's APAC). Apple: "only supported when
+    /// compressing audio to formats which support it". No encoder here has sync packets — every
+    /// ALAC and FLAC packet decodes alone — so a codec converter reports 0 and ignores a value
+    /// set, as it does for `bitRate`; a PCM converter keeps what is set. (Apple documents no
+    /// default; 0, "not set", is the value of an unset Core Audio property.)
+    open var audioSyncPacketFrequency: Int {
+        get { encodeStage == nil ? storedSyncPacketFrequency : 0 }
+        set { if encodeStage == nil { storedSyncPacketFrequency = newValue } }
+    }
+    private var storedSyncPacketFrequency = 0
+    /// The kind of content being encoded, for encoders that record it (APAC, xHE-AAC): reported
+    /// `.unspecified` by this library's encoders, which store no such metadata (a value set is
+    /// ignored); kept as set for a PCM converter. `.unspecified` (−1) is the default: the value
+    /// Apple's enum names for content not described.
+    open var contentSource: AVAudioContentSource {
+        get { encodeStage == nil ? storedContentSource : .unspecified }
+        set { if encodeStage == nil { storedContentSource = newValue } }
+    }
+    private var storedContentSource = AVAudioContentSource.unspecified
+    /// The dynamic range control configuration, for encoders with DRC metadata (xHE-AAC):
+    /// `.none` for this library's encoders, which apply none (a value set is ignored); kept as
+    /// set for a PCM converter.
+    open var dynamicRangeControlConfiguration: AVAudioDynamicRangeControlConfiguration {
+        get { encodeStage == nil ? storedDRC : .none }
+        set { if encodeStage == nil { storedDRC = newValue } }
+    }
+    private var storedDRC = AVAudioDynamicRangeControlConfiguration.none
+
     /// The largest output packet, in bytes: one frame of the output format for PCM, the
     /// encoder's bound for compressed output (the size to give AVAudioCompressedBuffer).
     open var maximumOutputPacketSize: Int {

@@ -265,7 +265,7 @@ extension AVAudioSession {
     func port(_ info: AudioDeviceInfo, selection: AudioDeviceSelection, asInput: Bool) -> AVAudioSessionPortDescription {
         AVAudioSessionPortDescription(portType: AVAudioSession.portType(info, asInput: asInput), portName: info.name,
                                       uid: portUID(info, selection: selection, asInput: asInput),
-                                      channelCount: asInput ? info.inputChannels : info.outputChannels)
+                                      channelCount: asInput ? info.inputChannels : info.outputChannels, isInput: asInput)
     }
 
     func route(_ snapshot: SessionDeviceSnapshot, selection: AudioDeviceSelection, category: Category) -> AVAudioSessionRouteDescription {

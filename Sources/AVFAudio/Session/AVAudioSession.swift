@@ -60,6 +60,7 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     var _prefersEchoCancelledInput = false
     var _prefersInterruptionOnRouteDisconnect = false
     var _aggregatedIO = IOType.notSpecified
+    var _isNowPlayingCandidate = false
     /// visionOS's intended spatial experience (AVAudioSession+SpatialExperience.swift).
     var _intendedSpatialExperience: any AVAudioSessionSpatialExperience =
         HeadTrackedSpatialExperience(soundStageSize: .automatic, anchoringStrategy: .automatic)
@@ -177,6 +178,16 @@ open class AVAudioSession: NSObject, @unchecked Sendable {
     open func setAggregatedIOPreference(_ inIOType: IOType) throws { lock.lock(); _aggregatedIO = inIOType; lock.unlock() }
     /// Spatial rendering does not exist here.
     open var renderingMode: RenderingMode { .notApplicable }
+    /// The channel layouts the current route supports (iOS 17.2). Apple: "only supported when the
+    /// output is routed to ports of type AVAudioSessionPortCarAudio or AVAudioSessionPortAirPlay.
+    /// Otherwise, an empty array will be returned" — and no Linux route is either: empty.
+    open var supportedOutputChannelLayouts: [AVAudioChannelLayout] { [] }
+
+    /// Whether this session is a now-playing candidate (visionOS 1). Kept and read back: Linux has
+    /// no system now-playing arbitration (MPRIS players announce themselves on D-Bus, outside this
+    /// library), so the flag changes nothing else.
+    open var isNowPlayingCandidate: Bool { lock.lock(); defer { lock.unlock() }; return _isNowPlayingCandidate }
+    open func setIsNowPlayingCandidate(_ inValue: Bool) throws { lock.lock(); _isNowPlayingCandidate = inValue; lock.unlock() }
 
     /// Records the preferred way of injecting the app's audio into other apps' microphone input.
     /// Linux has no system service that mixes one app's audio into another's input, so the

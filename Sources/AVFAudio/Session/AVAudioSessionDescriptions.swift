@@ -47,8 +47,13 @@ open class AVAudioSessionPortDescription: NSObject, @unchecked Sendable {
     public let dataSources: [AVAudioSessionDataSourceDescription]?
     public let selectedDataSource: AVAudioSessionDataSourceDescription?
     public private(set) var preferredDataSource: AVAudioSessionDataSourceDescription?
+    /// The capabilities of a Bluetooth microphone port (iOS 26): nil for every port that is not
+    /// one, as Apple documents ("nil for all ports for which this capability set doesn't apply");
+    /// for a Bluetooth input port (`bluetoothHFP`, `bluetoothLE`) an extension whose capabilities are
+    /// unsupported (AVAudioSessionPortExtensionBluetoothMicrophone says why).
+    public let bluetoothMicrophoneExtension: AVAudioSessionPortExtensionBluetoothMicrophone?
 
-    init(portType: AVAudioSession.Port, portName: String, uid: String, channelCount: Int) {
+    init(portType: AVAudioSession.Port, portName: String, uid: String, channelCount: Int, isInput: Bool = false) {
         self.portType = portType
         self.portName = portName
         self.uid = uid
@@ -60,6 +65,8 @@ open class AVAudioSessionPortDescription: NSObject, @unchecked Sendable {
         }
         dataSources = nil
         selectedDataSource = nil
+        bluetoothMicrophoneExtension = isInput && (portType == .bluetoothHFP || portType == .bluetoothLE)
+            ? AVAudioSessionPortExtensionBluetoothMicrophone() : nil
         super.init()
     }
 

@@ -65,6 +65,16 @@ typedef struct AudioStreamPacketDescription {
     uint32_t mDataByteSize;
 } AudioStreamPacketDescription;
 
+/// The dependencies of one packet on others (CoreAudioBaseTypes.h): for codecs whose packets are
+/// not all independently decodable (APAC, USAC), how many packets after an independent one must
+/// be decoded to refresh the decoder. `mFlags` and `mReserved` are unused.
+typedef struct AudioStreamPacketDependencyDescription {
+    uint32_t mIsIndependentlyDecodable;
+    uint32_t mPreRollCount;
+    uint32_t mFlags;
+    uint32_t mReserved;
+} AudioStreamPacketDependencyDescription;
+
 // MARK: - Time stamps
 
 OAV_ENUM_BEGIN(uint32_t) {

@@ -38,6 +38,8 @@ extension AVAudioSessionTests {
         }
         try pactl(["load-module", "module-remap-source", "master=nullsink.monitor", "source_name=sourcea",
                    "source_properties='device.class=sound device.form_factor=headset device.description=SourceA'"])
+        try pactl(["load-module", "module-remap-source", "master=nullsink.monitor", "source_name=sourceb",
+                   "source_properties='device.class=sound device.bus=bluetooth bluetooth.protocol=headset_head_unit device.description=SourceB'"])
 
         // What the device layer reads from the server (proplist at byte 344 of pa_sink_info).
         let devices = AudioDevices.enumerate(pulseServer: server.server).filter { $0.backend == "pulse" }
@@ -71,6 +73,17 @@ extension AVAudioSessionTests {
         let inputs = session.availableInputs ?? []
         #expect(inputs.first { $0.uid == "pulse::sourcea@\(server.server)" }?.portType == .headsetMic)
         #expect(inputs.filter { $0.uid.contains(".monitor") }.count == 5 && inputs.filter { $0.uid.contains(".monitor") }.allSatisfy { $0.portType == .virtual })
+        // A Bluetooth microphone (HFP source) carries the iOS 26 Bluetooth microphone extension,
+        // with far-field capture and high-quality recording unsupported (no Linux stack offers
+        // them); every other port, the HFP sink's output side included, has none.
+        let bluetoothMic = inputs.first { $0.uid == "pulse::sourceb@\(server.server)" }
+        #expect(bluetoothMic?.portType == .bluetoothHFP)
+        let micExtension = bluetoothMic?.bluetoothMicrophoneExtension
+        #expect(micExtension != nil, "a Bluetooth input port has the Bluetooth microphone extension")
+        #expect(micExtension?.farFieldCapture.isSupported == false && micExtension?.farFieldCapture.isEnabled == false)
+        #expect(micExtension?.highQualityRecording.isSupported == false && micExtension?.highQualityRecording.isEnabled == false)
+        #expect(inputs.filter { $0.portType != .bluetoothHFP }.allSatisfy { $0.bluetoothMicrophoneExtension == nil })
+        #expect(session.currentRoute.outputs.allSatisfy { $0.bluetoothMicrophoneExtension == nil })
 
         // Switching defaults changed the route, not the inputs; a new sink brings a new monitor input.
         #expect(inputsChanged.items.isEmpty, "availableInputsChangeNotification without a new input: \(inputsChanged.items.count)")
