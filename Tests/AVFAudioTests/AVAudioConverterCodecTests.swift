@@ -581,5 +581,15 @@ import AVFoundation
         error = nil
         status = decoder.convert(to: AVAudioPCMBuffer(pcmFormat: pcm, frameCapacity: 100)!, error: &error) { _, s in s.pointee = .haveData; return bad }
         #expect(status == .error && Self.code(error) == kAudioConverterErr_InvalidInputSize)
+        // A start offset so large that offset + size passes Int64.max (the codecconv fuzz target's
+        // finding, Fuzz/findings/codecconv-fixed-description-offset-overflow): refused, no trap.
+        for offset in [Int64.max - 10, Int64.max, -1, Int64.min] {
+            decoder.reset()
+            bad.packetDescriptions![0] = AudioStreamPacketDescription(mStartOffset: offset, mVariableFramesInPacket: 0, mDataByteSize: 80)
+            error = nil
+            status = decoder.convert(to: AVAudioPCMBuffer(pcmFormat: pcm, frameCapacity: 100)!, error: &error) { _, s in s.pointee = .haveData; return bad }
+            #expect(status == .error && Self.code(error) == kAudioConverterErr_InvalidInputSize, "offset \(offset)")
+            #expect(error?.localizedDescription.contains("byteLength") == true, "\(String(describing: error))")
+        }
     }
 }

@@ -111,15 +111,19 @@ final class CodecDecodeStage {
         let buffer = held!, k = nextPacket
         nextPacket += 1
         let description = buffer.packetDescriptions![k]
-        let start = Int(description.mStartOffset), size = Int(description.mDataByteSize)
-        guard description.mStartOffset >= 0, start + size <= Int(buffer.byteLength) else {
+        // Checked in Int64 without forming start + size: a hostile mStartOffset near Int64.max
+        // must be refused, not overflow (the codecconv fuzz target's first finding).
+        let size = Int64(description.mDataByteSize)
+        guard description.mStartOffset >= 0, description.mStartOffset <= Int64(buffer.byteLength) - size else {
+            let end = description.mStartOffset.addingReportingOverflow(size)
             throw converter.converterError(kAudioConverterErr_InvalidInputSize,
-                                           "packet \(k) of the input buffer is described as bytes \(description.mStartOffset)..<\(Int64(start) + Int64(size)) but the buffer holds \(buffer.byteLength) bytes (byteLength)")
+                                           "packet \(k) of the input buffer is described as bytes \(description.mStartOffset)..<\(end.overflow ? "beyond 2^63" : String(end.partialValue)) but the buffer holds \(buffer.byteLength) bytes (byteLength)")
         }
+        let start = Int(description.mStartOffset)
         let capacity = Int(decoded!.frameCapacity)
         var frames: Int
         do {
-            frames = try decoder.decode(UnsafeRawBufferPointer(start: buffer.data + start, count: size), into: scratch!, frameCapacity: capacity)
+            frames = try decoder.decode(UnsafeRawBufferPointer(start: buffer.data + start, count: Int(size)), into: scratch!, frameCapacity: capacity)
         } catch {
             throw converter.codecError(error, "packet \(k) of the input buffer (\(size) bytes) is damaged")
         }
