@@ -328,6 +328,30 @@ for a, b in [((0, 0, 5, 2), (0, 0, 6, 2)), ((2, 1, 5, 2), (0, 0, 5, 2)), ((0, 0,
 for i in range(20):
     put('converter', 'random-%02d' % i, bytes(rng.randrange(256) for _ in range(rng.randrange(20, 120))))
 
+# codecconv: codec (1 ALAC, 0 FLAC), channels-1, depth index (16/20/24/32), rate index, PCM common
+# format index (Int32, Int16, Float32, Int32), interleaved, frames (u16), 64 sample bytes, packet
+# capacity, mutation count and mutations (kind byte, then its arguments), then the decode:
+# Float32 or Int32 output, packets per buffer, output capacity (u16). See CodecConverterTarget.swift.
+def codec_seed(codec, ch, depth, rate, common, inter, frames, mutations=b'', nmut=0, out_float=1, group=2, cap=4096):
+    s = bytes([codec, ch - 1, depth, rate, common, inter]) + struct.pack('>H', frames)
+    s += bytes(rng.randrange(256) for _ in range(64))
+    s += bytes([1, nmut]) + mutations + bytes([out_float, group - 1]) + struct.pack('>H', cap)
+    return s
+for codec in (1, 0):
+    for ch, depth, rate, common, inter, frames in [(2, 0, 0, 1, 1, 5000), (1, 2, 1, 0, 0, 4096), (6, 2, 1, 0, 1, 8191),
+                                                   (2, 3, 0, 3, 1, 300), (8, 1, 5, 0, 0, 1), (2, 0, 0, 2, 0, 4500)]:
+        put('codecconv', 'clean-%s-%dch-d%d-f%d' % ('alac' if codec else 'flac', ch, depth, frames),
+            codec_seed(codec, ch, depth, rate, common, inter, frames))
+    # one seed per mutation kind: packet byte, cookie byte, raw cookie, start offset, size, frames, truncation
+    kinds = [(0, struct.pack('>HHB', 0, 40, 0x5A)), (2, bytes([5, 0xFF])), (3, bytes([24]) + bytes(range(24))),
+             (4, struct.pack('>HQ', 0, 0x7FFF_FFFF_FFFF_FFF0)), (5, struct.pack('>HBI', 1, 1, 0xFFFF_FFF0)),
+             (6, struct.pack('>HBH', 0, 0, 100)), (7, struct.pack('>HHB', 0, 7, 1))]
+    for kind, args in kinds:
+        put('codecconv', 'mut%d-%s' % (kind, 'alac' if codec else 'flac'),
+            codec_seed(codec, 2, 0, 0, 1, 1, 9000, bytes([kind]) + args, 1))
+for i in range(10):
+    put('codecconv', 'random-%02d' % i, bytes(rng.randrange(256) for _ in range(rng.randrange(20, 140))))
+
 # ---- Standard MIDI Files (smf target): built byte by byte, and the Debian game music if installed ----
 def vlq(v):
     out = [v & 0x7F]

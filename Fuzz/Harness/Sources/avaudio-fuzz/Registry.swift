@@ -15,6 +15,7 @@ struct FuzzTarget {
         .wav, .aiff, .caf, .au, .flac, .alac,
         .settings,
         .converter,
+        .codecconv,
         .smf,
         .sf2,
         .mp4,
