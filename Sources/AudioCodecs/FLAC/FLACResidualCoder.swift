@@ -8,7 +8,11 @@
 // Choice: the sums and maxima of the folded values are gathered once for the finest partitioning
 // allowed (p ≤ 8, 2^p dividing the block, each partition longer than the order); coarser
 // partitionings merge neighbours. For a partition of m values summing to S, parameter k costs
-// about m·(k + 1) + S >> k bits; k near log2(S / m) is tried with its two neighbours; an escape
+// exactly m + S bits at k = 0 and about m·(k + 1) + (S >> k) − m/2 bits above: the quotients
+// Σ(u >> k) fall short of S >> k by the dropped fractions, about ½ each (libFLAC's estimate
+// subtracts the same m/2; without it every k ≥ 1 looked m/2 bits dearer than it is, which chose
+// k = 0 and coarse partitionings too often: 6,315,282 → see Benchmarks/results/flac-encode-2026-11-28.md).
+// k near log2(S / m) is tried with its two neighbours; an escape
 // costs 5 + m·width. The partitioning with the fewest estimated bits wins. The parameter field is
 // 4 bits (method 0) unless some k exceeds 14, then 5 bits (method 1, k up to 30).
 
@@ -24,10 +28,13 @@ struct FLACRicePlan {
     var bits = 0
 }
 
+import CFLACKernels
+
 /// Scratch for choosing Rice plans, sized for the largest partition order.
 struct FLACResidualCoder {
     static let maximumPartitionOrder = 8
     private var sums = [UInt64](repeating: 0, count: 1 << maximumPartitionOrder)
+    /// Per partition: the OR of its folded values (as wide as the largest).
     private var maxima = [UInt64](repeating: 0, count: 1 << maximumPartitionOrder)
 
     @inline(__always) static func fold(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
@@ -37,22 +44,11 @@ struct FLACResidualCoder {
         var top = 0
         while top < Self.maximumPartitionOrder, n % (1 << (top + 1)) == 0, n >> (top + 1) > order { top += 1 }
         let finest = 1 << top
-        let size = n >> top
         sums.withUnsafeMutableBufferPointer { sums in
-            maxima.withUnsafeMutableBufferPointer { maxima in
-                var i = order
-                for partition in 0..<finest {
-                    let end = (partition + 1) * size
-                    var s: UInt64 = 0, m: UInt64 = 0
-                    while i < end {
-                        let u = Self.fold(r[i])
-                        s &+= u
-                        m = max(m, u)
-                        i += 1
-                    }
-                    sums[partition] = s
-                    maxima[partition] = m
-                }
+            maxima.withUnsafeMutableBufferPointer { ors in
+                // Per finest partition: the sum and the OR of the folded values (the OR is as wide
+                // as the largest, which is all the escape width needs).
+                cflac_partition_sums(FLACEncoder.kernelsUseAVX2, r, n, Int32(order), Int32(finest), sums.baseAddress!, ors.baseAddress!)
             }
         }
         var best = FLACRicePlan()
@@ -89,7 +85,7 @@ struct FLACResidualCoder {
             count >>= 1
             for p in 0..<count {
                 sums[p] = sums[2 * p] &+ sums[2 * p + 1]
-                maxima[p] = max(maxima[2 * p], maxima[2 * p + 1])
+                maxima[p] = maxima[2 * p] | maxima[2 * p + 1]
             }
             level -= 1
         }
@@ -105,7 +101,7 @@ struct FLACResidualCoder {
         var bestK = 0, bestBits = Int.max
         for k in min(max(0, guess - 1), 30)...min(guess + 1, 30) {
             let q = sum >> UInt64(k)
-            let bits = q > UInt64(Int.max / 2) ? Int.max / 2 : m * (k + 1) + Int(q)
+            let bits = q > UInt64(Int.max / 2) ? Int.max / 2 : m * (k + 1) + Int(q) - (k == 0 ? 0 : m >> 1)
             if bits < bestBits { bestBits = bits; bestK = k }
         }
         return (bestK, bestBits)
@@ -132,10 +128,8 @@ struct FLACResidualCoder {
                 i = end
             } else {
                 w.write(UInt32(k), parameterBits)
-                while i < end {
-                    w.writeRice(fold(r[i]), k)
-                    i += 1
-                }
+                w.writeRiceRun(r + i, count: end - i, parameter: k)
+                i = end
             }
         }
     }

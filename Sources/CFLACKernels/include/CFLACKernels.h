@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "CFLACEncodeKernels.h"
 
 #if defined(__clang__)
 #pragma clang assume_nonnull begin
