@@ -25,6 +25,17 @@ KERNEL uint64_t magnitude(uint64_t v) {
 /// The folded residual: 0, −1, 1, −2 … → 0, 1, 2, 3 …
 KERNEL uint64_t fold(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
 
+KERNEL int scan(const int64_t *x, ptrdiff_t n, uint64_t *ored) {
+    const uint64_t *u = (const uint64_t *)x;
+    uint64_t o = 0, differs = 0, first = u[0];
+    for (ptrdiff_t i = 0; i < n; i++) {
+        o |= u[i];
+        differs |= u[i] ^ first;
+    }
+    *ored = o;
+    return differs == 0;
+}
+
 // MARK: - Fixed predictors (RFC 9639 §9.2.5)
 
 KERNEL void fixed_sums(const int64_t *x, ptrdiff_t n, uint64_t *sums) {
@@ -139,6 +150,66 @@ KERNEL void partition_sums(const int64_t *r, ptrdiff_t n, int order, int partiti
     }
 }
 
+/// ⌊log2(S / m)⌋ for S ≥ m ≥ 1, without a division.
+static inline int log2Quotient(uint64_t S, uint64_t m) {
+    int g = (63 - __builtin_clzll(S)) - (63 - __builtin_clzll(m));
+    if ((m << g) > S) g--;
+    return g;
+}
+
+void cflac_rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best) {
+    CFLACRicePlan candidate;
+    best->bits = INT64_MAX;
+    int count = 1 << top;
+    for (int level = top;; level--) {
+        int64_t body = 0;
+        int largestK = 0;
+        for (int p = 0; p < count; p++) {
+            int64_t m = (int64_t)(n >> level) - (p == 0 ? order : 0);
+            uint64_t S = sums[p];
+            int k = 0;
+            int64_t riceBits = 0;
+            if (m > 0) {
+                int guess = S < (uint64_t)m ? 0 : log2Quotient(S, (uint64_t)m);
+                int low = guess - 1 < 0 ? 0 : guess - 1, high = guess + 1 > 30 ? 30 : guess + 1;
+                if (low > 30) low = 30;
+                riceBits = INT64_MAX;
+                for (int j = low; j <= high; j++) {
+                    int64_t bits = m * (j + 1) + (int64_t)(S >> j) - (j == 0 ? 0 : m >> 1);
+                    if (bits < riceBits) { riceBits = bits; k = j; }
+                }
+            }
+            int width = ors[p] == 0 ? 0 : 64 - __builtin_clzll(ors[p]);
+            int64_t escapeBits = width <= 31 ? 5 + m * width : INT64_MAX;
+            if (escapeBits < riceBits) {
+                candidate.parameters[p] = -1;
+                candidate.escapeBits[p] = (uint8_t)width;
+                body += escapeBits;
+            } else {
+                candidate.parameters[p] = (int8_t)k;
+                candidate.escapeBits[p] = 0;
+                if (k > largestK) largestK = k;
+                body += riceBits;
+            }
+        }
+        int wide = largestK > 14;
+        int64_t total = 6 + body + (int64_t)count * (wide ? 5 : 4);
+        if (total < best->bits) {
+            best->bits = total;
+            best->partitionOrder = level;
+            best->wideParameters = wide;
+            memcpy(best->parameters, candidate.parameters, (size_t)count);
+            memcpy(best->escapeBits, candidate.escapeBits, (size_t)count);
+        }
+        if (level == 0) break;
+        count >>= 1;
+        for (int p = 0; p < count; p++) {
+            sums[p] = sums[2 * p] + sums[2 * p + 1];
+            ors[p] = ors[2 * p] | ors[2 * p + 1];
+        }
+    }
+}
+
 // MARK: - Window and autocorrelation
 
 typedef double v4d __attribute__((vector_size(32), aligned(8)));
@@ -146,20 +217,39 @@ typedef double v4d __attribute__((vector_size(32), aligned(8)));
 KERNEL void window_autocorrelation(const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc) {
 #pragma clang fp contract(off)
     for (ptrdiff_t i = 0; i < n; i++) x[i] = (double)s[i] * w[i];
-    for (int lag = 0; lag <= maxLag; lag++) {
-        // Lane j adds the products at i ≡ lag + j (mod 4); the tail goes to lane 0; the lanes are
-        // summed as (0 + 1) + (2 + 3).
-        v4d acc = {0, 0, 0, 0};
-        ptrdiff_t i = lag;
-        for (; i + 3 < n; i += 4) {
-            v4d a, b;
-            memcpy(&a, x + i, sizeof a);
-            memcpy(&b, x + i - lag, sizeof b);
-            acc += a * b;
+    // Lane j of lag L adds the products at i = L + j + 4t in increasing t; the tail (i past the
+    // last whole vector) goes to lane 0; the lanes are summed as (0 + 1) + (2 + 3). Four lags
+    // run together (four independent chains, each sample loaded once for all four) over the t
+    // they all have, then each finishes its own: the order of additions per lane is unchanged.
+    for (int group = 0; group <= maxLag; group += 4) {
+        int lags = maxLag - group + 1 < 4 ? maxLag - group + 1 : 4;
+        v4d acc[4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
+        ptrdiff_t common = n - (group + lags - 1) < 0 ? 0 : (n - (group + lags - 1)) / 4;
+        if (lags == 4) {
+            for (ptrdiff_t t = 0; t < common; t++) {
+                for (int l = 0; l < 4; l++) {
+                    v4d a, b;
+                    memcpy(&a, x + group + l + 4 * t, sizeof a);
+                    memcpy(&b, x + 4 * t, sizeof b);
+                    acc[l] += a * b;
+                }
+            }
+        } else {
+            common = 0;
         }
-        double s0 = acc[0];
-        for (; i < n; i++) s0 += x[i] * x[i - lag];
-        autoc[lag] = (s0 + acc[1]) + (acc[2] + acc[3]);
+        for (int l = 0; l < lags; l++) {
+            int lag = group + l;
+            ptrdiff_t whole = n - lag < 0 ? 0 : (n - lag) / 4;
+            for (ptrdiff_t t = common; t < whole; t++) {
+                v4d a, b;
+                memcpy(&a, x + lag + 4 * t, sizeof a);
+                memcpy(&b, x + 4 * t, sizeof b);
+                acc[l] += a * b;
+            }
+            double s0 = acc[l][0];
+            for (ptrdiff_t i = lag + 4 * whole; i < n; i++) s0 += x[i] * x[i - lag];
+            autoc[lag] = (s0 + acc[l][1]) + (acc[l][2] + acc[l][3]);
+        }
     }
 }
 
@@ -205,6 +295,12 @@ KERNEL ptrdiff_t write_rice(CFLACWriter *w, const int64_t *r, ptrdiff_t n, int k
 }
 
 // MARK: - Both variants
+
+int cflac_scan_base(const int64_t *x, ptrdiff_t n, uint64_t *ored) { return scan(x, n, ored); }
+WIDE int cflac_scan_wide(const int64_t *x, ptrdiff_t n, uint64_t *ored) { return scan(x, n, ored); }
+int cflac_scan(int avx2, const int64_t *x, ptrdiff_t n, uint64_t *ored) {
+    return CFLAC_X86 && avx2 ? cflac_scan_wide(x, n, ored) : cflac_scan_base(x, n, ored);
+}
 
 void cflac_fixed_sums_base(const int64_t *x, ptrdiff_t n, uint64_t *sums) { fixed_sums(x, n, sums); }
 WIDE void cflac_fixed_sums_wide(const int64_t *x, ptrdiff_t n, uint64_t *sums) { fixed_sums(x, n, sums); }

@@ -153,3 +153,52 @@ import CFLACKernels
         }
     }
 }
+
+extension FLACEncodeKernelsTests {
+    @Test func scanFindsConstantBlocksAndCommonZeroBits() {
+        for v in Self.variants {
+            var ored: UInt64 = 0
+            #expect(cflac_scan(v, [Int64](repeating: -7, count: 100), 100, &ored) == 1)
+            let x: [Int64] = (0..<100).map { Int64($0 - 50) * 12 }
+            #expect(cflac_scan(v, x, 100, &ored) == 0)
+            #expect(ored.trailingZeroBitCount == 2)
+        }
+    }
+
+    /// The plan against the documented estimate priced by brute force: every partition order,
+    /// every k ≤ 30 near the optimum, and the escape.
+    @Test func ricePlanIsTheCheapestByTheDocumentedEstimate() {
+        for (seed, order, bits) in [(1, 8, 12), (2, 0, 3), (3, 32, 20), (4, 2, 1)] {
+            let n = 4096
+            let r = Self.signal(n, bits: bits, seed: UInt64(seed)).map { $0 - (bits == 1 ? 0 : 1) }
+            // The encoder's finest order: partitions longer than the predictor order, at most 8.
+            var top = 0
+            while top < 8, n >> (top + 1) > order { top += 1 }
+            var sums = [UInt64](repeating: 0, count: 256), ors = sums
+            cflac_partition_sums(0, r, n, Int32(order), Int32(1 << top), &sums, &ors)
+            var expectedBest = Int64.max, expectedOrder = -1
+            for level in stride(from: top, through: 0, by: -1) {
+                let count = 1 << level, size = n >> level
+                var body: Int64 = 0, largest = 0
+                for p in 0..<count {
+                    let folded = (max(p * size, order)..<((p + 1) * size)).map { UInt64(bitPattern: (r[$0] << 1) ^ (r[$0] >> 63)) }
+                    let m = Int64(folded.count), S = folded.reduce(0, +), o = folded.reduce(0, |)
+                    // The kernel tries ⌊log2(S/m)⌋ ± 1; the estimate is convex in k, so that is its minimum.
+                    var rice = Int64.max, bestK = 0
+                    for k in 0...30 {
+                        let cost = m * Int64(k + 1) + Int64(S >> UInt64(k)) - (k == 0 ? 0 : m >> 1)
+                        if cost < rice { rice = cost; bestK = k }
+                    }
+                    let width = o == 0 ? 0 : 64 - o.leadingZeroBitCount
+                    let escape = width <= 31 ? 5 + m * Int64(width) : Int64.max
+                    if escape < rice { body += escape } else { body += rice; largest = max(largest, bestK) }
+                }
+                let total = 6 + body + Int64(count * (largest > 14 ? 5 : 4))
+                if total < expectedBest { expectedBest = total; expectedOrder = level }
+            }
+            var plan = CFLACRicePlan()
+            cflac_rice_plan(&sums, &ors, Int32(top), n, Int32(order), &plan)
+            #expect(plan.bits == expectedBest && Int(plan.partitionOrder) == expectedOrder, "seed \(seed)")
+        }
+    }
+}

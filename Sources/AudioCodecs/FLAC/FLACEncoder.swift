@@ -255,14 +255,8 @@ public final class FLACEncoder {
         a.samples = s
         a.wasted = 0
         a.sampleBits = bits
-        let first = s[0]
-        var allSame = true
-        var ored: Int64 = 0
-        for i in 0..<n {
-            ored |= s[i]
-            if s[i] != first { allSame = false }
-        }
-        if allSame {
+        var ored: UInt64 = 0
+        if cflac_scan(Self.kernelsUseAVX2, s, n, &ored) != 0 {
             a.kind = .constant
             a.bits = 8 + bits
             return

@@ -33,6 +33,10 @@
 extern "C" {
 #endif
 
+/// Whether x[0..<n] are all equal (returns 1) and, in `ored`, the bitwise OR of them all (its
+/// trailing zeros are the block's wasted bits, §9.2.2).
+int cflac_scan(int avx2, const int64_t *x, ptrdiff_t n, uint64_t *ored);
+
 /// The sums of |residual| of the fixed predictors of orders 0…4 (RFC 9639 §9.2.5) over
 /// x[4..<n] into `sums[0...4]`.
 void cflac_fixed_sums(int avx2, const int64_t *x, ptrdiff_t n, uint64_t *sums);
@@ -50,6 +54,25 @@ int cflac_lpc_residual(int avx2, const int64_t *x, ptrdiff_t n, const int64_t *c
 /// the sum of the folded residuals (0, −1, 1, −2 … → 0, 1, 2, 3 …) into sums[p], and their
 /// bitwise OR (whose width is the largest one's) into ors[p].
 void cflac_partition_sums(int avx2, const int64_t *r, ptrdiff_t n, int order, int partitions, uint64_t *sums, uint64_t *ors);
+
+/// A partitioned Rice plan (§9.2.7): the partition order, whether 5-bit parameters are needed
+/// (some k > 14), the estimated bits of the whole residual section (method and order fields
+/// included), and per partition the parameter k or −1 for an escape with `escapeBits[p]` bits.
+typedef struct CFLACRicePlan {
+    int partitionOrder;
+    int wideParameters;
+    int64_t bits;
+    int8_t parameters[256];
+    uint8_t escapeBits[256];
+} CFLACRicePlan;
+
+/// The cheapest plan by estimate for a residual of n values after `order` warm-up samples, from
+/// the per-partition sums and ORs of the folded values at partition order `top` (≤ 8; as
+/// cflac_partition_sums gave them; both arrays are overwritten while merging): every order
+/// top…0 is priced; for a partition of m values summing to S, k = 0 costs m + S bits and k ≥ 1
+/// about m·(k + 1) + (S >> k) − m/2, for k = ⌊log2(S/m)⌋ and its two neighbours (k ≤ 30); an
+/// escape costs 5 + m·width (width ≤ 31). Ties keep the finer order.
+void cflac_rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best);
 
 /// x[i] = s[i] · w[i] for i < n, then autoc[lag] = Σ_{i ≥ lag} x[i]·x[i−lag] for lag 0…maxLag.
 void cflac_window_autocorrelation(int avx2, const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc);
