@@ -151,13 +151,13 @@ KERNEL void partition_sums(const int64_t *r, ptrdiff_t n, int order, int partiti
 }
 
 /// ⌊log2(S / m)⌋ for S ≥ m ≥ 1, without a division.
-static inline int log2Quotient(uint64_t S, uint64_t m) {
+KERNEL int log2Quotient(uint64_t S, uint64_t m) {
     int g = (63 - __builtin_clzll(S)) - (63 - __builtin_clzll(m));
     if ((m << g) > S) g--;
     return g;
 }
 
-void cflac_rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best) {
+KERNEL void rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best) {
     CFLACRicePlan candidate;
     best->bits = INT64_MAX;
     int count = 1 << top;
@@ -351,6 +351,25 @@ ptrdiff_t cflac_write_rice_base(CFLACWriter *w, const int64_t *r, ptrdiff_t n, i
 WIDE ptrdiff_t cflac_write_rice_wide(CFLACWriter *w, const int64_t *r, ptrdiff_t n, int k) { return write_rice(w, r, n, k); }
 ptrdiff_t cflac_write_rice(int avx2, CFLACWriter *w, const int64_t *r, ptrdiff_t n, int k) {
     return CFLAC_X86 && avx2 ? cflac_write_rice_wide(w, r, n, k) : cflac_write_rice_base(w, r, n, k);
+}
+
+void cflac_rice_plan_base(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best) {
+    rice_plan(sums, ors, top, n, order, best);
+}
+WIDE void cflac_rice_plan_wide(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best) {
+    rice_plan(sums, ors, top, n, order, best);
+}
+/// (Its signature has no `avx2` argument, so it asks once itself: LZCNT and SHLX/SHRX shorten
+/// its chains of leading-zero counts and variable shifts.)
+void cflac_rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best) {
+    static int wide = -1;   // −1: not asked yet; a race only asks twice and stores the same answer
+    int w = __atomic_load_n(&wide, __ATOMIC_RELAXED);
+    if (w < 0) {
+        w = cflac_encode_has_avx2();
+        __atomic_store_n(&wide, w, __ATOMIC_RELAXED);
+    }
+    if (CFLAC_X86 && w) cflac_rice_plan_wide(sums, ors, top, n, order, best);
+    else cflac_rice_plan_base(sums, ors, top, n, order, best);
 }
 
 #if CFLAC_X86
