@@ -50,8 +50,9 @@ public final class FLACEncoder {
     /// table): 0–2 → 1,152-sample blocks and fixed predictors only; 3 → 4,096 and LPC to order 6;
     /// 4–6 → 4,096 and order 8; 7–8 → 4,096 and order 12. libFLAC's levels also differ in stereo
     /// decorrelation and in the Rice partition search; this encoder always prices the four
-    /// stereo modes and every partition order, so a level here compresses at least as much as
-    /// those two settings would (and costs the same time at every level).
+    /// stereo modes and partition orders 0–6 (libFLAC: 3 at levels 0–2, 4 at 3–4, 5 at 5, 6 at
+    /// 6–8), so a level here compresses at least as much as those two settings would (and costs
+    /// the same time at every level).
     public static func parameters(forLevel level: Int) -> (blockSize: Int, maximumLPCOrder: Int) {
         switch max(0, min(8, level)) {
         case 0, 1, 2: return (1152, 0)
