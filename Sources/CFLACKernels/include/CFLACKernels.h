@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+// The encoder's kernels (their own header, included here so `import CFLACKernels` sees them).
 #include "CFLACEncodeKernels.h"
 
 #if defined(__clang__)
