@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"],
                     exclude: ["Fuzz/Inputs"], swiftSettings: swift5),
         .testTarget(name: "MIDIFilesTests", dependencies: ["MIDIFiles"], exclude: ["mido_dump.py"], swiftSettings: swift5),
-        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs"], swiftSettings: swift5),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "CFLACKernels"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),

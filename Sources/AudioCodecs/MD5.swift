@@ -3,9 +3,10 @@
 //
 // The message is processed in 64-byte blocks of sixteen little-endian words through four rounds
 // of sixteen steps; the sines table T[i] = floor(2^32 · |sin(i + 1)|) is computed once from its
-// definition. The message is padded with a 1 bit, zeros to 56 mod 64 bytes, and its length in
+// definition, and the rounds run in C (cflac_md5_blocks, CFLACEncodeKernels.h). The message is padded with a 1 bit, zeros to 56 mod 64 bytes, and its length in
 // bits as a little-endian 64-bit number.
 
+import CFLACKernels
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -24,7 +25,6 @@ public struct MD5 {
     private static let table: [UInt32] = (0..<64).map { i in
         UInt32(truncatingIfNeeded: Int64((abs(sin(Double(i + 1))) * 4_294_967_296.0).rounded(.down)))
     }
-    private static let shifts: [UInt32] = [7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21]
 
     public init() {}
 
@@ -44,9 +44,10 @@ public struct MD5 {
                 blockFill = 0
             }
         }
-        while count - i >= 64 {
-            compress(UnsafeRawPointer(bytes + i))
-            i += 64
+        if count - i >= 64 {
+            let blocks = (count - i) / 64
+            compress(UnsafeRawPointer(bytes + i), blocks: blocks)
+            i += 64 * blocks
         }
         while i < count {
             block[blockFill] = bytes[i]
@@ -76,27 +77,18 @@ public struct MD5 {
         return out
     }
 
+    /// One 64-byte block through the four rounds (RFC 1321 §3.4), in C (CFLACEncodeKernels.h):
+    /// the FLAC writer hashes every sample it encodes, and the C loop, unrolled with constant
+    /// indices, is several times faster than the same loop here.
     private mutating func compress(_ p: UnsafeRawPointer) {
-        @inline(__always) func x(_ j: Int) -> UInt32 { UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * j, as: UInt32.self)) }
-        var (a, b, c, d) = state
-        MD5.table.withUnsafeBufferPointer { t in
-            for i in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch i >> 4 {
-                case 0: f = (b & c) | (~b & d); g = i
-                case 1: f = (d & b) | (~d & c); g = (5 * i + 1) & 15
-                case 2: f = b ^ c ^ d; g = (3 * i + 5) & 15
-                default: f = c ^ (b | ~d); g = (7 * i) & 15
-                }
-                f = f &+ a &+ t[i] &+ x(g)
-                let s = MD5.shifts[(i >> 4) << 2 | (i & 3)]
-                a = d
-                d = c
-                c = b
-                b = b &+ (f << s | f >> (32 - s))
+        compress(p, blocks: 1)
+    }
+
+    private mutating func compress(_ p: UnsafeRawPointer, blocks: Int) {
+        withUnsafeMutableBytes(of: &state) { s in
+            MD5.table.withUnsafeBufferPointer { t in
+                cflac_md5_blocks(s.baseAddress!.assumingMemoryBound(to: UInt32.self), p.assumingMemoryBound(to: UInt8.self), blocks, t.baseAddress!)
             }
         }
-        state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d)
     }
 }

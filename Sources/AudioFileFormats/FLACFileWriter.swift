@@ -233,16 +233,28 @@ public final class FLACFileWriter {
     private func updateMD5(count n: Int) {
         let channels = description.channelCount
         let width = (description.validBitsPerSample + 7) / 8
-        md5Bytes.withUnsafeMutableBufferPointer { out in
+        let planes = (0..<channels).map { encoder.samples(channel: $0) }
+        md5Bytes.withUnsafeMutableBytes { raw in
+            let out = raw.baseAddress!
             var k = 0
-            for i in 0..<n {
-                for c in 0..<channels {
-                    let v = UInt64(bitPattern: encoder.samples(channel: c)[i])
-                    for b in 0..<width { out[k + b] = UInt8(truncatingIfNeeded: v >> UInt64(8 * b)) }
-                    k += width
+            if width == 2 {
+                // The common case in one store per sample.
+                for i in 0..<n {
+                    for c in 0..<channels {
+                        out.storeBytes(of: UInt16(truncatingIfNeeded: planes[c][i]).littleEndian, toByteOffset: k, as: UInt16.self)
+                        k += 2
+                    }
+                }
+            } else {
+                for i in 0..<n {
+                    for c in 0..<channels {
+                        let v = UInt64(bitPattern: planes[c][i])
+                        for b in 0..<width { out.storeBytes(of: UInt8(truncatingIfNeeded: v >> UInt64(8 * b)), toByteOffset: k + b, as: UInt8.self) }
+                        k += width
+                    }
                 }
             }
-            md5.update(out.baseAddress!, count: k)
+            md5.update(out, count: k)
         }
     }
 

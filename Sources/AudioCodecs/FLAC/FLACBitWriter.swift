@@ -2,6 +2,8 @@
 // frames are byte-aligned only at their end (the CRC-16), so fields are packed into a 64-bit
 // accumulator and spilled 32 bits at a time into a growable byte buffer.
 
+import CFLACKernels
+
 /// Appends big-endian bit fields to a byte buffer that grows as needed.
 public struct FLACBitWriter {
     /// The bytes completed so far (capacity may be larger).
@@ -96,6 +98,25 @@ public struct FLACBitWriter {
         }
         write(1, Int(q) + 1)
         write(low, k)
+    }
+
+    /// Writes `r[0..<n]` as Rice codes with parameter `k` (the folded values, as `writeRice`),
+    /// through the C kernel; where the buffer would overflow it grows it and goes on.
+    public mutating func writeRiceRun(_ r: UnsafePointer<Int64>, count n: Int, parameter k: Int) {
+        var done = 0
+        while done < n {
+            var state = CFLACWriter(bytes: bytes, capacity: capacity, count: count, accumulator: accumulator, pending: pending)
+            done += cflac_write_rice(FLACEncoder.kernelsUseAVX2, &state, r + done, n - done, Int32(k))
+            count = state.count
+            accumulator = state.accumulator
+            pending = state.pending
+            if done < n {
+                // The next code would not fit: this path reserves as it writes.
+                let v = r[done]
+                writeRice(UInt64(bitPattern: (v << 1) ^ (v >> 63)), k)
+                done += 1
+            }
+        }
     }
 
     /// Pads with zero bits to the next byte boundary and spills everything pending.

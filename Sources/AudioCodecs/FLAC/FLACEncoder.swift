@@ -23,8 +23,13 @@
 //   M = (L + R) >> 1, and the cheapest pair is written. More than two channels: independent.
 // * Checksums: CRC-8 over the header and CRC-16 over the frame (FLACChecksums).
 
+import CFLACKernels
+
 /// Encodes blocks of samples into FLAC frames.
 public final class FLACEncoder {
+    /// Whether the C kernels may use their AVX2 variant (CFLACEncodeKernels.h), read once.
+    static let kernelsUseAVX2: Int32 = cflac_encode_has_avx2()
+
     public let sampleRate: Int
     public let channelCount: Int
     public let bitsPerSample: Int
@@ -45,8 +50,9 @@ public final class FLACEncoder {
     /// table): 0–2 → 1,152-sample blocks and fixed predictors only; 3 → 4,096 and LPC to order 6;
     /// 4–6 → 4,096 and order 8; 7–8 → 4,096 and order 12. libFLAC's levels also differ in stereo
     /// decorrelation and in the Rice partition search; this encoder always prices the four
-    /// stereo modes and every partition order, so a level here compresses at least as much as
-    /// those two settings would (and costs the same time at every level).
+    /// stereo modes and partition orders 0–6 (libFLAC: 3 at levels 0–2, 4 at 3–4, 5 at 5, 6 at
+    /// 6–8), so a level here compresses at least as much as those two settings would (and costs
+    /// the same time at every level).
     public static func parameters(forLevel level: Int) -> (blockSize: Int, maximumLPCOrder: Int) {
         switch max(0, min(8, level)) {
         case 0, 1, 2: return (1152, 0)
@@ -250,14 +256,8 @@ public final class FLACEncoder {
         a.samples = s
         a.wasted = 0
         a.sampleBits = bits
-        let first = s[0]
-        var allSame = true
-        var ored: Int64 = 0
-        for i in 0..<n {
-            ored |= s[i]
-            if s[i] != first { allSame = false }
-        }
-        if allSame {
+        var ored: UInt64 = 0
+        if cflac_scan(Self.kernelsUseAVX2, s, n, &ored) != 0 {
             a.kind = .constant
             a.bits = 8 + bits
             return
@@ -277,20 +277,14 @@ public final class FLACEncoder {
 
         // FIXED: choose the order by the sum of absolute residuals (orders 0…4).
         if n > 4 {
-            var t0: UInt64 = 0, t1: UInt64 = 0, t2: UInt64 = 0, t3: UInt64 = 0, t4: UInt64 = 0
-            var i = 4
-            while i < n {
-                let e0 = x[i]
-                let e1 = e0 &- x[i - 1]
-                let e2 = e1 &- (x[i - 1] &- x[i - 2])
-                let e3 = e2 &- (x[i - 1] &- 2 &* x[i - 2] &+ x[i - 3])
-                let e4 = e3 &- (x[i - 1] &- 3 &* x[i - 2] &+ 3 &* x[i - 3] &- x[i - 4])
-                t0 &+= e0.magnitude; t1 &+= e1.magnitude; t2 &+= e2.magnitude
-                t3 &+= e3.magnitude; t4 &+= e4.magnitude
-                i += 1
+            var totals: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
+            let order = withUnsafeMutableBytes(of: &totals) { raw -> Int in
+                let t = raw.baseAddress!.assumingMemoryBound(to: UInt64.self)
+                cflac_fixed_sums(Self.kernelsUseAVX2, x, n, t)
+                var best = 0
+                for o in 1..<5 where t[o] < t[best] { best = o }
+                return best
             }
-            let totals = [t0, t1, t2, t3, t4]
-            let order = totals.indices.min { totals[$0] < totals[$1] }!
             if Self.fixedResidual(x, n, order, into: a.work) {
                 consider(a, .fixed(order), order: order, bits: header + order * b, n)
             }
@@ -303,7 +297,7 @@ public final class FLACEncoder {
         if maximumLPCOrder > 0 && n > maximumLPCOrder {
             for limit in maximumLPCOrder > 8 ? [maximumLPCOrder, 8] : [maximumLPCOrder] {
                 if let p = predictor.analyse(x, count: n, bits: b, precision: precision, orderLimit: limit),
-                   Self.lpcResidual(x, n, p, into: a.work) {
+                   Self.lpcResidual(x, n, bits: b, p, into: a.work) {
                     consider(a, .lpc(p), order: p.order, bits: header + p.order * b + 4 + 5 + p.order * p.precision, n)
                 }
             }
@@ -325,68 +319,16 @@ public final class FLACEncoder {
 
     /// The fixed predictor's residual (§9.2.5); false if a residual leaves the 32-bit range.
     static func fixedResidual(_ x: UnsafePointer<Int64>, _ n: Int, _ order: Int, into r: UnsafeMutablePointer<Int64>) -> Bool {
-        var worst: Int64 = 0
-        var i = order
-        while i < n {
-            let e: Int64
-            switch order {
-            case 0: e = x[i]
-            case 1: e = x[i] &- x[i - 1]
-            case 2: e = x[i] &- 2 &* x[i - 1] &+ x[i - 2]
-            case 3: e = x[i] &- 3 &* x[i - 1] &+ 3 &* x[i - 2] &- x[i - 3]
-            default: e = x[i] &- 4 &* x[i - 1] &+ 6 &* x[i - 2] &- 4 &* x[i - 3] &+ x[i - 4]
-            }
-            r[i] = e
-            worst = max(worst, e.magnitude > UInt64(residualLimit) ? Int64.max : Int64(e.magnitude))
-            i += 1
-        }
-        return worst <= residualLimit
+        cflac_fixed_residual(kernelsUseAVX2, x, n, Int32(order), r) != 0
     }
 
     /// The LPC residual with the decoder's integer arithmetic (§9.2.6).
-    static func lpcResidual(_ x: UnsafePointer<Int64>, _ n: Int, _ p: FLACQuantizedPredictor, into r: UnsafeMutablePointer<Int64>) -> Bool {
-        let order = p.order
-        let shift = Int64(p.shift)
-        var worst: UInt64 = 0
-        p.coefficients.withUnsafeBufferPointer { c in
-            var i = order
-            if order <= 8 {
-                // Eight taps, zeros beyond the order: one straight-line loop for every order up to 8
-                // (the samples before the block's 8th are done by the general loop below).
-                var k = [Int64](repeating: 0, count: 8)
-                for j in 0..<order { k[j] = c[j] }
-                let (k0, k1, k2, k3, k4, k5, k6, k7) = (k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7])
-                while i < min(n, 8) {
-                    var sum: Int64 = 0
-                    for j in 0..<order { sum &+= c[j] &* x[i - 1 - j] }
-                    let e = x[i] &- (sum >> shift)
-                    r[i] = e
-                    worst = max(worst, e.magnitude)
-                    i += 1
-                }
-                while i < n {
-                    var sum = k0 &* x[i - 1] &+ k1 &* x[i - 2] &+ k2 &* x[i - 3] &+ k3 &* x[i - 4]
-                    sum &+= k4 &* x[i - 5] &+ k5 &* x[i - 6] &+ k6 &* x[i - 7] &+ k7 &* x[i - 8]
-                    let e = x[i] &- (sum >> shift)
-                    r[i] = e
-                    worst = max(worst, e.magnitude)
-                    i += 1
-                }
-            }
-            while i < n {
-                var sum: Int64 = 0
-                var j = 0
-                while j < order {
-                    sum &+= c[j] &* x[i - 1 - j]
-                    j += 1
-                }
-                let e = x[i] &- (sum >> shift)
-                r[i] = e
-                worst = max(worst, e.magnitude)
-                i += 1
-            }
+    static func lpcResidual(_ x: UnsafePointer<Int64>, _ n: Int, bits: Int, _ p: FLACQuantizedPredictor, into r: UnsafeMutablePointer<Int64>) -> Bool {
+        // Samples of up to 32 bits and coefficients of up to 15 let the kernel multiply 32 × 32 → 64.
+        let narrow: Int32 = bits <= 32 && p.precision <= 16 ? 1 : 0
+        return p.coefficients.withUnsafeBufferPointer { c in
+            cflac_lpc_residual(kernelsUseAVX2, x, n, c.baseAddress!, Int32(p.order), Int32(p.shift), narrow, r) != 0
         }
-        return worst <= UInt64(residualLimit)
     }
 
     private func writeSubframe(_ a: ChannelAnalysis, _ n: Int) {

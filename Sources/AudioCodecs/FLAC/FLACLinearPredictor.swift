@@ -16,6 +16,7 @@
 //
 // The encoder then computes the exact residual with the quantised coefficients (the decoder's
 // arithmetic, §9.2.6) and prices it exactly, so a poor estimate costs size, never correctness.
+import CFLACKernels
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -74,23 +75,10 @@ final class FLACLinearPredictor {
         var autoc = [Double](repeating: 0, count: top + 1)
         windowed.withUnsafeMutableBufferPointer { x in
             window.withUnsafeBufferPointer { w in
-                for i in 0..<n { x[i] = Double(s[i]) * w[i] }
-                for lag in 0...top {
-                    // Four partial sums: independent additions the CPU can overlap.
-                    var s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-                    var i = lag
-                    while i + 3 < n {
-                        s0 += x[i] * x[i - lag]
-                        s1 += x[i + 1] * x[i + 1 - lag]
-                        s2 += x[i + 2] * x[i + 2 - lag]
-                        s3 += x[i + 3] * x[i + 3 - lag]
-                        i += 4
-                    }
-                    while i < n {
-                        s0 += x[i] * x[i - lag]
-                        i += 1
-                    }
-                    autoc[lag] = (s0 + s1) + (s2 + s3)
+                autoc.withUnsafeMutableBufferPointer { out in
+                    // Windowing and four-lane sums per lag (lane j adds the products at
+                    // i ≡ lag + j mod 4): CFLACEncodeKernels.h.
+                    cflac_window_autocorrelation(FLACEncoder.kernelsUseAVX2, s, w.baseAddress!, n, Int32(top), x.baseAddress!, out.baseAddress!)
                 }
             }
         }

@@ -21,6 +21,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+// The encoder's kernels (their own header, included here so `import CFLACKernels` sees them).
+#include "CFLACEncodeKernels.h"
 
 #if defined(__clang__)
 #pragma clang assume_nonnull begin
