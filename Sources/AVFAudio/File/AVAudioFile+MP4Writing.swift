@@ -87,6 +87,7 @@ extension AVAudioFile {
         } catch let error as AudioFileFormatError {
             throw nsError(error, path: path)
         }
+        if formatID == kAudioFormatAppleLossless { writer.channelOrder = alacChannelOrder(for: layout) }
         guard let format = fileFormat(encoder.framesPerPacket) else {
             try? writer.close()
             throw refuse("no file format describes \(description)")

@@ -62,6 +62,12 @@ public final class MP4PacketFileWriter {
     private var file: RawFile
     /// Frames in, packets out (PacketAssembler.swift).
     private let assembler: PacketAssembler
+    /// The codec's channel `s` is the written frames' channel `channelOrder[s]` (nil: as
+    /// written). Set before the first write.
+    public var channelOrder: [Int]? {
+        get { assembler.channelOrder }
+        set { assembler.channelOrder = newValue }
+    }
     private let codec: UInt32
     private var packetSizes: [UInt32] = []
     private var packetFrames: [UInt32] = []
