@@ -68,7 +68,15 @@ public final class PacketFileReader: @unchecked Sendable {
         }
         let counts = Set(index.packets.dropLast().map(\.frameCount))
         let perPacket = counts.count == 1 ? counts.first! : counts.isEmpty ? (index.packets.first?.frameCount ?? 0) : 0
-        return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: nil)
+        // An ALAC entry's `chan` box (MP4SampleEntry appends it to the 24-byte config): its
+        // layout, after the box header and version/flags, as CAF's 'chan' would hold it.
+        var layout: [UInt8]?
+        let cookie = index.magicCookie
+        if index.codec == 0x616C_6163, cookie.count >= 24 + 12 + 12, Array(cookie[28..<32]) == Array("chan".utf8) {
+            let size = Int(cookie[24]) << 24 | Int(cookie[25]) << 16 | Int(cookie[26]) << 8 | Int(cookie[27])
+            if size >= 12 + 12, 24 + size <= cookie.count { layout = Array(cookie[36..<(24 + size)]) }
+        }
+        return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: layout)
     }
 
     /// Opens a compressed CAF or MP4/M4A/MOV file. Throws AudioFileFormatError: 'typ?' when the

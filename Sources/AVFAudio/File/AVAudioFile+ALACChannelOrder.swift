@@ -9,12 +9,12 @@
 //
 // Writing: when the settings' layout (AVChannelLayoutKey) holds the same speakers in another
 // order — a WAV's 5.1, L R C LFE Ls Rs — the packet writers reorder each frame by label into
-// ALAC's order before encoding; the CAF 'chan' chunk keeps the settings' layout (an M4A stores
-// none, so it reads back in ALAC's order and layout).
-// Reading: when a CAF's 'chan' holds ALAC's speakers in another order (ours, or ffmpeg's, which
-// writes its own order's tag), the reader hands out the channels in that layout's order, each
-// channel under its own label; a layout that is not a reordering of ALAC's speakers is ignored
-// and ALAC's own is reported, as before.
+// ALAC's order before encoding; the file keeps the settings' layout (CAF: the 'chan' chunk;
+// M4A/MP4: a `chan` box in the ALAC sample entry, where Apple's M4A files carry it).
+// Reading: when the declared layout holds ALAC's speakers in another order (ours, or ffmpeg's
+// CAF, which declares its own order's tag), the reader hands out the channels in that layout's
+// order, each under its own label; a layout that is not a reordering of ALAC's speakers is
+// ignored and ALAC's own is reported, as before.
 //
 // What this rests on: Apple documents ALAC's channel order but not what AVAudioFile does with a
 // layout in another order. Keeping every sample under its label is the one choice that loses
