@@ -119,7 +119,9 @@ import CoreAudioTypes
         #expect(asbd.mFramesPerPacket == 4096 && asbd.mBytesPerPacket == 0 && asbd.mChannelsPerFrame == UInt32(channels))
         #expect(file.processingFormat.commonFormat == .pcmFormatFloat32 && file.processingFormat.channelCount == AVAudioChannelCount(channels))
         #expect(file.length == AVAudioFramePosition(frames))
-        if channels == 6 { #expect(file.fileFormat.channelLayout?.layoutTag == kAudioChannelLayoutTag_MPEG_5_1_D) }
+        // ffmpeg's CAF declares its own 5.1 order (MPEG_5_1_A, L R C LFE Ls Rs): read in that order,
+        // each channel under its label (`mismatches` matches channels by label).
+        if channels == 6 { #expect(file.fileFormat.channelLayout?.layoutTag == kAudioChannelLayoutTag_MPEG_5_1_A) }
 
         let whole = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(frames + 10))!
         try file.read(into: whole)
