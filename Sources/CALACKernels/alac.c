@@ -8,6 +8,44 @@ static inline int32_t wrap_mul(int32_t a, int32_t b) { return (int32_t)((uint32_
 static inline int32_t extend(int32_t x, int shift) { return (int32_t)((uint32_t)x << shift) >> shift; }
 static inline int32_t sign_of(int32_t x) { return (x > 0) - (x < 0); }
 
+// The adaptive loop for frames order+1 … count−1, with ORDER a compile-time constant where the
+// encoder's usual orders (8, 4) get their own copies (the tap loops unroll, d[] stays in
+// registers) and a variable otherwise. `c` holds the coefficients widened to 32 bits (every
+// update is ±1, stored back as 16 bits wrapping, exactly as Int16 arithmetic leaves them).
+#define CALAC_ADAPTIVE_LOOP(ORDER)                                                                \
+    for (ptrdiff_t j = (ORDER) + 1; j < count; j++) {                                             \
+        const int32_t top = input[j - (ORDER) - 1];                                               \
+        const int32_t *newest = input + (j - 1);                                                  \
+        int32_t d[32];                                                                            \
+        uint32_t sum = 0;                                                                         \
+        for (int k = 0; k < (ORDER); k++) {                                                       \
+            d[k] = wrap_sub(newest[-k], top);                                                     \
+            sum += (uint32_t)c[k] * (uint32_t)d[k];                                               \
+        }                                                                                         \
+        const int32_t del = extend(wrap_sub(wrap_sub(input[j], top),                              \
+                                            wrap_add((int32_t)sum, half) >> denShift), chanShift); \
+        res[j] = del;                                                                             \
+        /* The adaptation (ALACPredictor.adapt), with dd = top − newest[−k] = −d[k]. */           \
+        int32_t del0 = del;                                                                       \
+        if (del > 0) {                                                                            \
+            for (int k = (ORDER) - 1; k >= 0; k--) {                                              \
+                const int32_t dd = wrap_sub(0, d[k]);                                             \
+                const int32_t sgn = sign_of(dd);                                                  \
+                c[k] = (int16_t)(c[k] - sgn);                                                     \
+                del0 = wrap_sub(del0, wrap_mul((ORDER) - k, wrap_mul(sgn, dd) >> denShift));      \
+                if (del0 <= 0) break;                                                             \
+            }                                                                                     \
+        } else if (del < 0) {                                                                     \
+            for (int k = (ORDER) - 1; k >= 0; k--) {                                              \
+                const int32_t dd = wrap_sub(0, d[k]);                                             \
+                const int32_t sgn = sign_of(dd);                                                  \
+                c[k] = (int16_t)(c[k] + sgn);                                                     \
+                del0 = wrap_sub(del0, wrap_mul((ORDER) - k, wrap_sub(0, wrap_mul(sgn, dd)) >> denShift)); \
+                if (del0 >= 0) break;                                                             \
+            }                                                                                     \
+        }                                                                                         \
+    }
+
 void calac_residuals(const int32_t *input, int32_t *res, ptrdiff_t count, int16_t *coefs, int order, int bits, int denShift) {
     if (count <= 0) return;
     const int chanShift = 32 - (bits < 32 ? bits : 32);
@@ -24,40 +62,12 @@ void calac_residuals(const int32_t *input, int32_t *res, ptrdiff_t count, int16_
     for (ptrdiff_t j = 1; j <= warm; j++) res[j] = extend(wrap_sub(input[j], input[j - 1]), chanShift);
     if (count <= order + 1) return;
     const int32_t half = denShift == 0 ? 0 : (int32_t)1 << (denShift - 1);
-    // The coefficients as 32-bit values while running (every update is ±1 and they are stored
-    // back as 16 bits wrapping, exactly as the Int16 arithmetic would leave them).
     int32_t c[32];
     for (int k = 0; k < order; k++) c[k] = coefs[k];
-    for (ptrdiff_t j = order + 1; j < count; j++) {
-        const int32_t top = input[j - order - 1];
-        const int32_t *newest = input + (j - 1);
-        int32_t d[32];
-        uint32_t sum = 0;
-        for (int k = 0; k < order; k++) {
-            d[k] = wrap_sub(newest[-k], top);
-            sum += (uint32_t)c[k] * (uint32_t)d[k];
-        }
-        const int32_t del = extend(wrap_sub(wrap_sub(input[j], top), wrap_add((int32_t)sum, half) >> denShift), chanShift);
-        res[j] = del;
-        // The adaptation (ALACPredictor.adapt): dd = top − newest[−k] = −d[k].
-        int32_t del0 = del;
-        if (del > 0) {
-            for (int k = order - 1; k >= 0; k--) {
-                const int32_t dd = wrap_sub(0, d[k]);
-                const int32_t sgn = sign_of(dd);
-                c[k] = (int16_t)(c[k] - sgn);
-                del0 = wrap_sub(del0, wrap_mul(order - k, wrap_mul(sgn, dd) >> denShift));
-                if (del0 <= 0) break;
-            }
-        } else if (del < 0) {
-            for (int k = order - 1; k >= 0; k--) {
-                const int32_t dd = wrap_sub(0, d[k]);
-                const int32_t sgn = sign_of(dd);
-                c[k] = (int16_t)(c[k] + sgn);
-                del0 = wrap_sub(del0, wrap_mul(order - k, wrap_sub(0, wrap_mul(sgn, dd)) >> denShift));
-                if (del0 >= 0) break;
-            }
-        }
+    switch (order) {
+    case 8: CALAC_ADAPTIVE_LOOP(8) break;
+    case 4: CALAC_ADAPTIVE_LOOP(4) break;
+    default: CALAC_ADAPTIVE_LOOP(order) break;
     }
     for (int k = 0; k < order; k++) coefs[k] = (int16_t)c[k];
 }

@@ -15,12 +15,12 @@ import CoreAudioTypes
     /// A frequency per label (all different, none a multiple of another within the set).
     static let tones: [AudioChannelLabel: Double] = [
         kAudioChannelLabel_Left: 310, kAudioChannelLabel_Right: 530, kAudioChannelLabel_Center: 770,
-        kAudioChannelLabel_LFE: 90, kAudioChannelLabel_LeftSurround: 1130, kAudioChannelLabel_RightSurround: 1370,
+        kAudioChannelLabel_LFEScreen: 90, kAudioChannelLabel_LeftSurround: 1130, kAudioChannelLabel_RightSurround: 1370,
     ]
     /// ffmpeg's channel names for Apple's labels (ffmpeg's "5.1": FL FR FC LFE BL BR).
     static let ffmpegNames: [String: AudioChannelLabel] = [
         "FL": kAudioChannelLabel_Left, "FR": kAudioChannelLabel_Right, "FC": kAudioChannelLabel_Center,
-        "LFE": kAudioChannelLabel_LFE, "BL": kAudioChannelLabel_LeftSurround, "BR": kAudioChannelLabel_RightSurround,
+        "LFE": kAudioChannelLabel_LFEScreen, "BL": kAudioChannelLabel_LeftSurround, "BR": kAudioChannelLabel_RightSurround,
         "SL": kAudioChannelLabel_LeftSurround, "SR": kAudioChannelLabel_RightSurround,
     ]
 
@@ -57,7 +57,7 @@ import CoreAudioTypes
         let layout = AVAudioChannelLayout(layoutTag: kAudioChannelLayoutTag_MPEG_5_1_A)!
         let written = Self.labels(layout)
         #expect(written == [kAudioChannelLabel_Left, kAudioChannelLabel_Right, kAudioChannelLabel_Center,
-                            kAudioChannelLabel_LFE, kAudioChannelLabel_LeftSurround, kAudioChannelLabel_RightSurround])
+                            kAudioChannelLabel_LFEScreen, kAudioChannelLabel_LeftSurround, kAudioChannelLabel_RightSurround])
         let settings: [String: Any] = [
             AVFormatIDKey: kAudioFormatAppleLossless, AVSampleRateKey: Self.rate, AVNumberOfChannelsKey: 6, AVEncoderBitDepthHintKey: 16,
             AVChannelLayoutKey: withExtendedLifetime(layout) { Data(bytes: layout.layout, count: MemoryLayout<AudioChannelLayout>.size) },
