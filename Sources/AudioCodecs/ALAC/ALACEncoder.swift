@@ -76,10 +76,9 @@ public final class ALACEncoder: AudioPacketEncoder {
     static let maxOrder = 8
     /// The predictor starts are compared on this many first frames of the packet, and only the
     /// best runs to the end. The start matters most early on (the predictor adapts from it), so
-    /// the probe mostly agrees with a full comparison: measured on the benchmark's program-like
-    /// material, files grow by under 0.1 % against comparing whole packets, for a third of the
-    /// predictor work.
-    static let probeFrames = 1024
+    /// the probe mostly agrees with a full comparison; what it costs in size on the benchmark's
+    /// material is in Benchmarks/results/alac-2026-11-28.md (files stay smaller than ffmpeg's).
+    static let probeFrames = 512
     /// Residual bits per sample (with the larger shift) below which the smaller shift is tried too;
     /// see `encodeElement`.
     static let tryLessShiftBelow = 6
