@@ -143,3 +143,72 @@ void calac_autocorrelation(const int32_t *x, ptrdiff_t count, int maxLag, double
         r[lag] = (s0 + s1) + (s2 + s3);
     }
 }
+
+/// Appends the low `n` bits (0…32) of `value` (ALACBitWriter.write).
+static inline int put(CALACBitWriter *w, uint32_t value, int n) {
+    if (n == 0) return 0;
+    const uint64_t masked = n == 32 ? (uint64_t)value : (uint64_t)value & ((1ull << n) - 1);
+    w->cache = w->cache << n | masked;
+    w->cacheBits += n;
+    while (w->cacheBits >= 8) {
+        if (w->byteCount >= w->capacity) return -1;
+        w->cacheBits -= 8;
+        w->base[w->byteCount++] = (uint8_t)(w->cache >> w->cacheBits);
+    }
+    return 0;
+}
+
+/// One code (ALACEncoder.code with the writer's unary and escape).
+static inline int put_code(CALACBitWriter *w, uint32_t n, int k, uint32_t m, int escapeBits) {
+    uint32_t q, rem;
+    int bits;
+    if (k <= 1 || m == 0) {
+        if (n >= 9) goto escape;
+        q = n; rem = 0; bits = 0;
+    } else {
+        q = n / m;
+        if (q >= 9) goto escape;
+        rem = n - q * m;
+        if (rem == 0) { bits = k - 1; } else { rem += 1; bits = k; }
+    }
+    {
+        // q < 9 and bits ≤ 14: the prefix, its zero and the bits fit one write.
+        const int total = (int)q + 1 + bits;
+        const uint64_t prefix = ((1ull << q) - 1) << (1 + bits);
+        return put(w, (uint32_t)(prefix | rem), total);
+    }
+escape:
+    if (put(w, 0x1FF, 9)) return -1;
+    return put(w, n, escapeBits);
+}
+
+int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits) {
+    const uint32_t pb = 40, historyShift = 9, meanClamp = 0xFFFF;
+    const int kb = 14;
+    const uint32_t wb = (1u << kb) - 1;
+    uint32_t mean = 10, zeroMode = 0;
+    ptrdiff_t c = 0;
+    while (c < count) {
+        const int32_t r = res[c];
+        const uint32_t folded = r >= 0 ? (uint32_t)r * 2u : (0u - (uint32_t)r) * 2u - 1u;
+        const uint32_t n = folded - zeroMode;
+        const uint32_t mk = (mean >> historyShift) + 3;
+        int k = 31 - __builtin_clz(mk);
+        if (k > kb) k = kb;
+        if (put_code(w, n, k, (1u << k) - 1, escapeBits)) return -1;
+        c++;
+        mean = pb * folded + mean - ((pb * mean) >> historyShift);
+        if (n > meanClamp) mean = meanClamp;
+        zeroMode = 0;
+        if ((mean << 2) < (1u << historyShift) && c < count) {
+            ptrdiff_t run = 0;
+            while (c + run < count && res[c + run] == 0 && run < 65535) run++;
+            const int kz = (mean == 0 ? 32 : __builtin_clz(mean)) - 24 + (int)((mean + 16) >> 6);
+            if (put_code(w, (uint32_t)run, kz, ((1u << kz) - 1) & wb, 16)) return -1;
+            c += run;
+            zeroMode = run >= 65535 ? 0 : 1;
+            mean = 0;
+        }
+    }
+    return 0;
+}

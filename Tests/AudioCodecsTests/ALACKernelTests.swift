@@ -50,6 +50,24 @@ import CALACKernels
                 var counter = ALACCostCounter()
                 try? ALACEncoder.codeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits, into: &counter)
                 #expect(Int(calac_cost(swiftRes, swiftRes.count, Int32(bits))) == counter.bits, "\(bits)-bit, noise \(noise), order \(order): bit counts differ")
+                // The C writer writes the Swift writer's bytes (after 5 odd bits already pending).
+                var swiftBytes = [UInt8](repeating: 0, count: 8 * swiftRes.count + 64), cBytes = swiftBytes
+                var swiftEnd = 0, cEnd = 0
+                swiftBytes.withUnsafeMutableBytes { raw in
+                    var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                    try? w.write(0b10110, 5)
+                    try? ALACEncoder.codeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits, into: &w)
+                    try? w.flush()
+                    swiftEnd = w.byteCount
+                }
+                cBytes.withUnsafeMutableBytes { raw in
+                    var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                    try? w.write(0b10110, 5)
+                    try? w.writeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits)
+                    try? w.flush()
+                    cEnd = w.byteCount
+                }
+                #expect(swiftEnd == cEnd && swiftBytes == cBytes, "\(bits)-bit, noise \(noise), order \(order): written bytes differ")
             }
         }
     }

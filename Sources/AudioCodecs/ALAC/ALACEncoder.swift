@@ -17,10 +17,10 @@
 //   adaptive-Golomb cost of every residual); only the cheapest runs over the whole packet;
 // - stores the element uncompressed (the escape) when that is smaller.
 //
-// The predictor and the bit count run in C (CALACKernels: the same arithmetic as
-// ALACPredictor.residuals and `codeResiduals`, which ALACKernelTests compare them against); the
-// packet is written by `codeResiduals` into the bit writer, so the size chosen is the size
-// written. Everything the encoder needs is allocated once, at init: no allocation per packet.
+// The predictor, the bit count and the residuals' writing run in C (CALACKernels: the same
+// arithmetic as ALACPredictor.residuals and `codeResiduals`, the Swift reference ALACKernelTests
+// compares them against; the count and the writing follow one code path, so the size chosen is
+// the size written). Everything the encoder needs is allocated once, at init: no allocation per packet.
 //
 // Speed (Benchmarks/results/alac-2026-11-28.md): before this design the encoder priced three
 // starts over whole packets and, at 24 bits, both shifts (six full predictor runs per channel)
@@ -213,7 +213,7 @@ public final class ALACEncoder: AudioPacketEncoder {
             for i in 0..<(n * channels) { try w.write(UInt32(low[i]), best.bytesShifted * 8) }
         }
         let chanBits = depth - best.bytesShifted * 8 + (pair ? 1 : 0)
-        for c in 0..<channels { try ALACEncoder.codeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits, into: &w) }
+        for c in 0..<channels { try w.writeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits) }
     }
 
     /// Splits off `bytesShifted` low bytes (into `lows[set]`), mixes a pair, picks each

@@ -34,6 +34,21 @@ void calac_residuals(const int32_t *input, int32_t *res, ptrdiff_t count, int16_
 /// coded one lower after a zero run) adds 2^40, pricing it out (see ALACEncoder.codeResiduals).
 int64_t calac_cost(const int32_t *res, ptrdiff_t count, int escapeBits);
 
+/// ALACBitWriter's state: bytes out so far, and `cacheBits` (0…7) pending bits in the low
+/// end of `cache`.
+typedef struct CALACBitWriter {
+    uint8_t *base;
+    ptrdiff_t capacity;
+    ptrdiff_t byteCount;
+    uint64_t cache;
+    int cacheBits;
+} CALACBitWriter;
+
+/// Writes `count` residuals with the adaptive-Golomb code exactly as ALACEncoder.codeResiduals
+/// writes them into an ALACBitWriter. Returns 0, or −1 when the output would pass `capacity`
+/// (the bytes written up to it are then meaningless).
+int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits);
+
 /// The autocorrelation r[lag] = Σ x[i]·x[i − lag] for lag 0…maxLag (at most 32), in double.
 void calac_autocorrelation(const int32_t *x, ptrdiff_t count, int maxLag, double *r);
 
