@@ -51,8 +51,11 @@ let package = Package(
         // The FLAC decoder's Rice-code loop in C: LZCNT + BMI2 variant chosen at runtime, and a
         // portable one. No Apple names; no allocation.
         .target(name: "CFLACKernels"),
+        // The ALAC encoder's predictor and bit-count loops in C (portable, exact). No Apple names;
+        // no allocation.
+        .target(name: "CALACKernels"),
         // Codecs (FLAC so far), from their specifications. No Apple names.
-        .target(name: "AudioCodecs", dependencies: ["CFLACKernels"], swiftSettings: optimize),
+        .target(name: "AudioCodecs", dependencies: ["CFLACKernels", "CALACKernels"], swiftSettings: optimize),
         // Standard MIDI Files read and written exactly, and tempo maps. No Apple names.
         .target(name: "MIDIFiles", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
@@ -89,7 +92,7 @@ let package = Package(
         .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"],
                     exclude: ["Fuzz/Inputs"], swiftSettings: swift5),
         .testTarget(name: "MIDIFilesTests", dependencies: ["MIDIFiles"], exclude: ["mido_dump.py"], swiftSettings: swift5),
-        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "CFLACKernels"], swiftSettings: swift5),
+        .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "CFLACKernels", "CALACKernels"], swiftSettings: swift5),
         .testTarget(name: "ResamplerTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .executableTarget(name: "resampler-bench", dependencies: ["AudioKernels"], path: "Benchmarks/resampler", exclude: ["compare_src.py"], swiftSettings: optimize),
         .target(name: "AllocationCounter"),

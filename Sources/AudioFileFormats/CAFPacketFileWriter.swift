@@ -43,6 +43,12 @@ public final class CAFPacketFileWriter {
     private var file: RawFile
     /// Frames in, packets out (PacketAssembler.swift).
     private let assembler: PacketAssembler
+    /// The codec's channel `s` is the written frames' channel `channelOrder[s]` (nil: as
+    /// written). Set before the first write.
+    public var channelOrder: [Int]? {
+        get { assembler.channelOrder }
+        set { assembler.channelOrder = newValue }
+    }
     /// The table's entries (variable-length packet sizes), all of them.
     private var entries: [UInt8] = []
     private var packetCount: Int64 = 0

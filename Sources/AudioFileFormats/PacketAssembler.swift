@@ -20,6 +20,13 @@ final class PacketAssembler {
     private let validBits: Int
     private let pending: UnsafeMutablePointer<Int32>
     private var packetBuffer: [UInt8]
+    /// The codec's channel order, when it differs from the writer's: the encoder's channel `s`
+    /// is the written frames' channel `channelOrder[s]` (ALAC's fixed order against a layout in
+    /// another order; AVAudioFile+ALACChannelOrder.swift). Nil: as written.
+    var channelOrder: [Int]? {
+        didSet { frameScratch = [Int32](repeating: 0, count: channels) }
+    }
+    private var frameScratch: [Int32] = []
 
     init(path: String, encoder: AudioPacketEncoder, description: AudioDataDescription) {
         self.path = path
@@ -65,6 +72,15 @@ final class PacketAssembler {
     /// one) and calls `store` with it.
     func flush(store: (UnsafeRawBufferPointer, Int) throws -> Void) throws {
         guard buffered > 0 else { return }
+        if let order = channelOrder, order.count == channels {
+            frameScratch.withUnsafeMutableBufferPointer { row in
+                for i in 0..<buffered {
+                    let frame = pending + i * channels
+                    for c in 0..<channels { row[c] = frame[c] }
+                    for s in 0..<channels { frame[s] = row[order[s]] }
+                }
+            }
+        }
         let size: Int
         do {
             size = try packetBuffer.withUnsafeMutableBytes { try encoder.encode(pending, frameCount: buffered, into: $0.baseAddress!) }

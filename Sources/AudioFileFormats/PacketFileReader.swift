@@ -37,6 +37,14 @@ public final class PacketFileReader: @unchecked Sendable {
     private let capacity: Int
     private let samples: UnsafeMutablePointer<Int32>
     private var packetBytes: [UInt8] = []
+    /// The order frames are read out in, when it differs from the decoder's: read channel `c` is
+    /// the decoder's channel `channelOrder[c]` (ALAC's fixed order against the layout the file
+    /// declares; AVAudioFile+ALACChannelOrder.swift). Nil: the decoder's order.
+    public var channelOrder: [Int]? {
+        get { state.withLock { _ in order } }
+        set { state.withLock { _ in order = newValue.flatMap { $0.count == decoder.channelCount && Set($0) == Set(0..<decoder.channelCount) ? $0 : nil } } }
+    }
+    private var order: [Int]?
     /// The packet whose samples `samples` holds, and how many frames it decoded to.
     private let state = Mutex<(packet: Int, frames: Int)>((-1, 0))
 
@@ -60,7 +68,15 @@ public final class PacketFileReader: @unchecked Sendable {
         }
         let counts = Set(index.packets.dropLast().map(\.frameCount))
         let perPacket = counts.count == 1 ? counts.first! : counts.isEmpty ? (index.packets.first?.frameCount ?? 0) : 0
-        return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: nil)
+        // An ALAC entry's `chan` box (MP4SampleEntry appends it to the 24-byte config): its
+        // layout, after the box header and version/flags, as CAF's 'chan' would hold it.
+        var layout: [UInt8]?
+        let cookie = index.magicCookie
+        if index.codec == 0x616C_6163, cookie.count >= 24 + 12 + 12, Array(cookie[28..<32]) == Array("chan".utf8) {
+            let size = Int(cookie[24]) << 24 | Int(cookie[25]) << 16 | Int(cookie[26]) << 8 | Int(cookie[27])
+            if size >= 12 + 12, 24 + size <= cookie.count { layout = Array(cookie[36..<(24 + size)]) }
+        }
+        return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: layout)
     }
 
     /// Opens a compressed CAF or MP4/M4A/MOV file. Throws AudioFileFormatError: 'typ?' when the
@@ -171,11 +187,12 @@ public final class PacketFileReader: @unchecked Sendable {
                 let n = min(wanted - done, table - from)
                 guard n > 0 else { k += 1; continue }
                 var out = buffer + done * channels * width
+                let order = self.order
                 for i in from..<(from + n) {
                     let row = samples + i * channels
                     let decoded = i < held.frames
                     for c in 0..<channels {
-                        let v = decoded ? row[c] << shift : 0
+                        let v = decoded ? row[order?[c] ?? c] << shift : 0
                         switch width {
                         case 1: out.storeBytes(of: Int8(truncatingIfNeeded: v), as: Int8.self)
                         case 2: out.storeBytes(of: Int16(truncatingIfNeeded: v).littleEndian, as: Int16.self)

@@ -9,6 +9,7 @@
 import Foundation
 import Testing
 import AVFoundation
+import CoreAudioTypes
 
 @Suite struct AVAudioFileALACTests {
     static let hasFFmpeg: Bool = {
@@ -72,9 +73,26 @@ import AVFoundation
         return (0..<Int(buffer.frameLength)).map { Int32(buffer.floatChannelData![channel][$0] * scale) }
     }
 
+    /// ALAC's channel labels for 3–8 channels (C L R, C L R Cs, C L R Ls Rs, C L R Ls Rs LFE,
+    /// C L R Ls Rs Cs LFE, C Lc Rc L R Ls Rs LFE).
+    static let alacLabels: [[AudioChannelLabel]] =
+        [kAudioChannelLayoutTag_MPEG_3_0_B, kAudioChannelLayoutTag_MPEG_4_0_B, kAudioChannelLayoutTag_MPEG_5_0_D,
+         kAudioChannelLayoutTag_MPEG_5_1_D, kAudioChannelLayoutTag_AAC_6_1, kAudioChannelLayoutTag_MPEG_7_1_B].map { channelLabels(forLayoutTag: $0)! }
+
+    /// ffmpeg's channel for each channel of `format`: through ALAC's channel with the same label
+    /// (a file whose 'chan' lists ALAC's speakers in another order reads in that order).
+    static func ffmpegMap(_ format: AVAudioFormat, channels: Int) -> [Int] {
+        let alacOrder = ffmpegChannel[channels - 1]
+        guard channels >= 3, let tag = format.channelLayout?.layout.pointee.mChannelLayoutTag,
+              let read = channelLabels(forLayoutTag: tag) else { return alacOrder }
+        let alac = alacLabels[channels - 3]
+        return read.map { label in alac.firstIndex(of: label).map { alacOrder[$0] } ?? -1 }
+    }
+
     /// Counts samples of `buffer` (frames from `start`) that differ from ffmpeg's.
     static func mismatches(_ buffer: AVAudioPCMBuffer, start: Int, expected: [Int32], channels: Int, bits: Int) -> Int {
-        let map = ffmpegChannel[channels - 1]
+        let map = ffmpegMap(buffer.format, channels: channels)
+        if map.contains(-1) { return Int(buffer.frameLength) * channels }
         var wrong = 0
         for c in 0..<channels {
             let got = integers(buffer, channel: c, bits: bits)
@@ -101,7 +119,9 @@ import AVFoundation
         #expect(asbd.mFramesPerPacket == 4096 && asbd.mBytesPerPacket == 0 && asbd.mChannelsPerFrame == UInt32(channels))
         #expect(file.processingFormat.commonFormat == .pcmFormatFloat32 && file.processingFormat.channelCount == AVAudioChannelCount(channels))
         #expect(file.length == AVAudioFramePosition(frames))
-        if channels == 6 { #expect(file.fileFormat.channelLayout?.layoutTag == kAudioChannelLayoutTag_MPEG_5_1_D) }
+        // ffmpeg's CAF declares its own 5.1 order (MPEG_5_1_A, L R C LFE Ls Rs): read in that order,
+        // each channel under its label (`mismatches` matches channels by label).
+        if channels == 6 { #expect(file.fileFormat.channelLayout?.layoutTag == kAudioChannelLayoutTag_MPEG_5_1_A) }
 
         let whole = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(frames + 10))!
         try file.read(into: whole)

@@ -50,6 +50,7 @@ extension AVAudioFile {
         } catch let error as AudioFileFormatError {
             throw nsError(error, path: path)
         }
+        writer.channelOrder = alacChannelOrder(for: layout)
         guard let fileFormat = alacFileFormat(description, flags: flags, framesPerPacket: writer.encoder.framesPerPacket, layout: layout) else {
             try? writer.close()
             throw refuse("no file format describes \(description)")

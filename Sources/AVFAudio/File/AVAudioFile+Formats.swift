@@ -110,12 +110,19 @@ extension AVAudioFile {
     /// A compressed file's channel layout. Apple Lossless with more than two channels: the
     /// layout ALAC's channel order fixes (C L R, C L R Cs, C L R Ls Rs, C L R Ls Rs LFE,
     /// C L R Ls Rs Cs LFE, C Lc Rc L R Ls Rs LFE: the ALACChannelLayoutTags of Apple's ALAC
-    /// description), whatever a 'chan' chunk says — the decoded channels come in that order
-    /// (Apple's own files store exactly that layout; ffmpeg stores its own order's tag, which
-    /// would mislabel the channels). Otherwise what `channelLayout(for:)` gives.
+    /// description) — the order the channels are decoded in — unless a 'chan' chunk declares
+    /// the same speakers in another order: then that layout, and the reader is set to hand the
+    /// channels out in its order (AVAudioFile+ALACChannelOrder.swift). Otherwise what
+    /// `channelLayout(for:)` gives.
     static func packetChannelLayout(_ reader: PacketFileReader) -> (value: AVAudioChannelLayout?, Void)? {
         let d = reader.description
-        if reader.index.codec == kAudioFormatAppleLossless, let layout = alacChannelLayout(channels: d.channelCount) { return (layout, ()) }
+        if reader.index.codec == kAudioFormatAppleLossless, let layout = alacChannelLayout(channels: d.channelCount) {
+            if d.channelLayoutData != nil, let declared = channelLayout(for: d)?.value, let order = alacChannelOrder(for: declared) {
+                reader.channelOrder = inverseChannelOrder(order)
+                return (declared, ())
+            }
+            return (layout, ())
+        }
         return channelLayout(for: d)
     }
 

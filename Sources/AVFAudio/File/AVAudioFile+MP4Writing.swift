@@ -83,10 +83,12 @@ extension AVAudioFile {
         }
         let writer: MP4PacketFileWriter
         do {
-            writer = try MP4PacketFileWriter(path: path, codec: formatID, encoder: encoder, description: description, m4a: m4a)
+            writer = try MP4PacketFileWriter(path: path, codec: formatID, encoder: encoder, description: description, m4a: m4a,
+                                             channelLayout: formatID == kAudioFormatAppleLossless ? layout.map { bigEndianCAFLayout($0) } : nil)
         } catch let error as AudioFileFormatError {
             throw nsError(error, path: path)
         }
+        if formatID == kAudioFormatAppleLossless { writer.channelOrder = alacChannelOrder(for: layout) }
         guard let format = fileFormat(encoder.framesPerPacket) else {
             try? writer.close()
             throw refuse("no file format describes \(description)")

@@ -1,5 +1,6 @@
 // Writes ALAC's big-endian bit fields into a caller's buffer of known capacity. Writing past the
 // capacity throws (the encoder sizes packets exactly, so it never should).
+import CALACKernels
 
 struct ALACBitWriter {
     let base: UnsafeMutablePointer<UInt8>
@@ -37,6 +38,18 @@ struct ALACBitWriter {
             try write(k == 32 ? UInt32.max : (UInt32(1) << UInt32(k)) - 1, k)
             left -= k
         }
+    }
+
+    /// Residuals in the adaptive-Golomb code, written by the C kernel (calac_write_residuals:
+    /// the same bits as ALACEncoder.codeResiduals into this writer, which ALACKernelTests checks).
+    mutating func writeResiduals(_ res: UnsafePointer<Int32>, count: Int, escapeBits: Int) throws {
+        var state = CALACBitWriter(base: base, capacity: capacity, byteCount: byteCount, cache: cache, cacheBits: Int32(cacheBits))
+        guard calac_write_residuals(&state, res, count, Int32(escapeBits)) == 0 else {
+            throw CodecError(.corrupt, "Apple Lossless: an encoded packet outgrew its buffer")
+        }
+        byteCount = state.byteCount
+        cache = state.cache
+        cacheBits = Int(state.cacheBits)
     }
 
     /// Pads with zero bits to a byte boundary.

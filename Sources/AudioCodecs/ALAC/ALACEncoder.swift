@@ -3,20 +3,30 @@
 // Per packet, channels go out as the syntax elements Apple's channel order prescribes (SCE, CPE,
 // …, LFE: see ALACDecoder). For each element the encoder:
 //
-// - tries shifting off low bytes, stored verbatim (24-bit: 1 byte or none; 32-bit: 2 bytes or
-//   1 — a 32-bit pair's side channel would otherwise need 33 bits), and keeps the smaller;
+// - shifts off low bytes, stored verbatim (24-bit: 1 byte; 32-bit: 2 — a 32-bit pair's side
+//   channel would otherwise need 33 bits), and tries the smaller shift (24-bit: none; 32-bit: 1)
+//   too only when the larger leaves small residuals (`tryLessShiftBelow`), keeping the smaller;
 // - for a pair, picks the stereo mix: mixBits 2 and mixRes 0…4 (0: left/right as they are; 2:
 //   mid/side), the one whose two channels have the smallest sum of absolute first differences —
 //   a cheap stand-in for their coded size;
-// - for each channel, tries three predictor starts and keeps the one whose residuals code
-//   shortest (counted exactly, the adaptive-Golomb cost of every residual): the coefficients
-//   the channel's adaptive predictor ended the previous packet with (a warm start: the predictor
-//   keeps adapting across packets), and fresh order-4 and order-8 linear predictors from the
-//   packet's autocorrelation (Levinson-Durbin, quantised with a denominator shift of 9);
+// - for each channel, considers three predictor starts: the coefficients the channel's adaptive
+//   predictor ended the previous packet with (a warm start: the predictor keeps adapting across
+//   packets), and fresh order-8 and order-4 linear predictors from the packet's autocorrelation
+//   (one Levinson-Durbin recursion gives both; quantised with a denominator shift of 9). Each
+//   runs over the packet's first `probeFrames` frames and is priced exactly there (the
+//   adaptive-Golomb cost of every residual); only the cheapest runs over the whole packet;
 // - stores the element uncompressed (the escape) when that is smaller.
 //
-// The cost and the writing share one code path (`codeResiduals` with or without a writer), so
-// the size chosen is the size written.
+// The predictor, the bit count and the residuals' writing run in C (CALACKernels: the same
+// arithmetic as ALACPredictor.residuals and `codeResiduals`, the Swift reference ALACKernelTests
+// compares them against; the count and the writing follow one code path, so the size chosen is
+// the size written). Everything the encoder needs is allocated once, at init: no allocation per packet.
+//
+// Speed (Benchmarks/results/alac-2026-11-28.md): before this design the encoder priced three
+// starts over whole packets and, at 24 bits, both shifts (six full predictor runs per channel)
+// in Swift: 51× real time at 16 bits and 24× at 24, against ffmpeg's 97× and 108×.
+
+import CALACKernels
 
 public final class ALACEncoder: AudioPacketEncoder {
     public let config: ALACSpecificConfig
@@ -53,8 +63,31 @@ public final class ALACEncoder: AudioPacketEncoder {
     private let residuals: [UnsafeMutablePointer<Int32>]
     private let lows: [UnsafeMutablePointer<UInt16>]
     private let scratch: UnsafeMutablePointer<Int32>
-    /// Per channel: the adaptive predictor's coefficients at the end of the last packet.
-    private var carried: [[Int16]]
+    /// Coefficients, `maxOrder` slots each: per plan set and channel the chosen start and the
+    /// adapted end (`coefSlot`), then the candidates' starts and a trial copy.
+    private let coefs: UnsafeMutablePointer<Int16>
+    /// Per channel: the adaptive predictor's coefficients at the end of the last packet
+    /// (`carriedOrder[c]` of them; 0 before the first packet).
+    private let carried: UnsafeMutablePointer<Int16>
+    private var carriedOrder: [Int]
+    /// Levinson-Durbin's work: autocorrelation, two coefficient rows.
+    private let lpcWork: UnsafeMutablePointer<Double>
+
+    static let maxOrder = 8
+    /// The predictor starts are compared on this many first frames of the packet, and only the
+    /// best runs to the end. The start matters most early on (the predictor adapts from it), so
+    /// the probe mostly agrees with a full comparison; what it costs in size on the benchmark's
+    /// material is in Benchmarks/results/alac-2026-11-28.md (files stay smaller than ffmpeg's).
+    static let probeFrames = 512
+    /// Residual bits per sample (with the larger shift) below which the smaller shift is tried too;
+    /// see `encodeElement`.
+    static let tryLessShiftBelow = 6
+
+    private func coefSlot(set: Int, channel c: Int, adapted: Bool) -> UnsafeMutablePointer<Int16> {
+        coefs + ((set * 2 + c) * 2 + (adapted ? 1 : 0)) * ALACEncoder.maxOrder
+    }
+    private var candidateSlots: UnsafeMutablePointer<Int16> { coefs + 8 * ALACEncoder.maxOrder }
+    private var trialSlot: UnsafeMutablePointer<Int16> { coefs + 11 * ALACEncoder.maxOrder }
 
     public init(setup: AudioStreamSetup) throws {
         let bits = setup.bitsPerSample == 0 ? 16 : setup.bitsPerSample
@@ -80,11 +113,17 @@ public final class ALACEncoder: AudioPacketEncoder {
         residuals = (0..<4).map { _ in .allocate(capacity: 4096) }
         lows = (0..<2).map { _ in .allocate(capacity: 2 * 4096) }
         scratch = .allocate(capacity: capacity)
-        carried = Array(repeating: [], count: channelCount)
+        coefs = .allocate(capacity: 12 * ALACEncoder.maxOrder)
+        coefs.initialize(repeating: 0, count: 12 * ALACEncoder.maxOrder)
+        carried = .allocate(capacity: channelCount * ALACEncoder.maxOrder)
+        carried.initialize(repeating: 0, count: channelCount * ALACEncoder.maxOrder)
+        carriedOrder = Array(repeating: 0, count: channelCount)
+        lpcWork = .allocate(capacity: 3 * (ALACEncoder.maxOrder + 1))
     }
 
     deinit {
         u.deallocate(); v.deallocate(); scratch.deallocate()
+        coefs.deallocate(); carried.deallocate(); lpcWork.deallocate()
         residuals.forEach { $0.deallocate() }
         lows.forEach { $0.deallocate() }
     }
@@ -95,12 +134,17 @@ public final class ALACEncoder: AudioPacketEncoder {
         }
         var w = ALACBitWriter(output, capacity: maximumPacketSize)
         var channel = 0
-        var tags = [0, 0, 0]
+        var tags = (0, 0, 0)
         for element in ALACEncoder.elements(channelCount) {
             let type: UInt32 = element.pair ? 1 : (element.lfe ? 3 : 0)
             try w.write(type, 3)
-            try w.write(UInt32(tags[Int(type) == 3 ? 2 : Int(type)]), 4)
-            tags[Int(type) == 3 ? 2 : Int(type)] += 1
+            let tag: Int
+            switch type {
+            case 0: tag = tags.0; tags.0 += 1
+            case 1: tag = tags.1; tags.1 += 1
+            default: tag = tags.2; tags.2 += 1
+            }
+            try w.write(UInt32(tag), 4)
             try encodeElement(samples, frames: n, channel: channel, pair: element.pair, into: &w)
             channel += element.pair ? 2 : 1
         }
@@ -109,14 +153,14 @@ public final class ALACEncoder: AudioPacketEncoder {
         return w.byteCount
     }
 
-    /// What one way of coding an element costs, and what it needs to be written.
+    /// What one way of coding an element costs; its coefficients are in `coefSlot(set:…)`.
     private struct Plan {
         var bytesShifted: Int
         var mixRes: Int32
-        var orders: [Int] = []
-        var coefs: [[Int16]] = []
-        var adapted: [[Int16]] = []
+        var orders = (0, 0)
         var bits = 0
+        /// The residuals' share of `bits` (what the shift decision looks at).
+        var residualBits = 0
     }
 
     private func encodeElement(_ samples: UnsafePointer<Int32>, frames n: Int, channel: Int, pair: Bool, into w: inout ALACBitWriter) throws {
@@ -124,16 +168,24 @@ public final class ALACEncoder: AudioPacketEncoder {
         let stride = channelCount
         let channels = pair ? 2 : 1
         // Shifting off low bytes stores them at 8 bits a sample whatever they hold: worth it for
-        // loud or noisy high-depth audio, not for quiet audio. 24-bit tries 1 and 0 bytes, 32-bit
-        // 2 and 1 (a 32-bit pair must shift: its side channel would need 33 bits).
+        // loud or noisy high-depth audio, not for quiet audio. 24-bit tries 1 byte and 32-bit 2
+        // (a 32-bit pair must shift at least 1: its side channel would otherwise need 33 bits).
+        // The smaller shift is tried too only when the residuals left by the larger are small
+        // (under `tryLessShiftBelow` bits a sample): when they are larger, the bytes kept back
+        // are below the prediction error and code as about 8 bits a sample either way, so the
+        // second search would cost as much time as the first for next to nothing.
         let options = depth == 32 ? [2, 1] : (depth == 24 ? [1, 0] : [0])
         var best = try plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options[0], set: 0)
         var set = 0
-        if options.count > 1 {
+        if options.count > 1 && best.residualBits < ALACEncoder.tryLessShiftBelow * channels * n {
             let other = try plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options[1], set: 1)
             if other.bits < best.bits { best = other; set = 1 }
         }
-        for c in 0..<channels { carried[channel + c] = best.adapted[c] }
+        for c in 0..<channels {
+            let order = c == 0 ? best.orders.0 : best.orders.1
+            (carried + (channel + c) * ALACEncoder.maxOrder).update(from: coefSlot(set: set, channel: c, adapted: true), count: order)
+            carriedOrder[channel + c] = order
+        }
         let partial = n != capacity
         let escape = channels * n * depth <= best.bits
         try w.write(0, 12)
@@ -150,20 +202,23 @@ public final class ALACEncoder: AudioPacketEncoder {
         try w.write(pair ? UInt32(ALACEncoder.mixBits) : 0, 8)
         try w.write(UInt32(bitPattern: best.mixRes) & 0xFF, 8)
         for c in 0..<channels {
+            let order = c == 0 ? best.orders.0 : best.orders.1
             try w.write(UInt32(ALACEncoder.denShift), 8)            // mode 0, denominator shift
-            try w.write(UInt32(ALACEncoder.pbFactor << 5 | best.orders[c]), 8)
-            for k in best.coefs[c] { try w.write(UInt32(UInt16(bitPattern: k)), 16) }
+            try w.write(UInt32(ALACEncoder.pbFactor << 5 | order), 8)
+            let start = coefSlot(set: set, channel: c, adapted: false)
+            for k in 0..<order { try w.write(UInt32(UInt16(bitPattern: start[k])), 16) }
         }
         let low = lows[set]
         if best.bytesShifted > 0 {
             for i in 0..<(n * channels) { try w.write(UInt32(low[i]), best.bytesShifted * 8) }
         }
         let chanBits = depth - best.bytesShifted * 8 + (pair ? 1 : 0)
-        for c in 0..<channels { try ALACEncoder.codeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits, into: &w) }
+        for c in 0..<channels { try w.writeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits) }
     }
 
     /// Splits off `bytesShifted` low bytes (into `lows[set]`), mixes a pair, picks each
-    /// channel's predictor (residuals into `residuals[2·set + c]`) and counts the bits.
+    /// channel's predictor (residuals into `residuals[2·set + c]`, coefficients into
+    /// `coefSlot(set:…)`) and counts the bits.
     private func plan(_ samples: UnsafePointer<Int32>, frames n: Int, channel: Int, pair: Bool, bytesShifted: Int, set: Int) throws -> Plan {
         let stride = channelCount
         let shift = Int32(bytesShifted * 8)
@@ -172,11 +227,21 @@ public final class ALACEncoder: AudioPacketEncoder {
         let low = lows[set]
         let lowMask: UInt32 = (1 << UInt32(shift)) &- 1
         var result = Plan(bytesShifted: bytesShifted, mixRes: 0)
-        for i in 0..<n {
-            for c in 0..<channels {
-                let x = samples[i * stride + channel + c]
-                if shift > 0 { low[i * channels + c] = UInt16(truncatingIfNeeded: UInt32(bitPattern: x) & lowMask) }
-                (c == 0 ? u : v)[i] = x >> shift
+        if pair {
+            for i in 0..<n {
+                let l = samples[i * stride + channel], r = samples[i * stride + channel + 1]
+                if shift > 0 {
+                    low[2 * i] = UInt16(truncatingIfNeeded: UInt32(bitPattern: l) & lowMask)
+                    low[2 * i + 1] = UInt16(truncatingIfNeeded: UInt32(bitPattern: r) & lowMask)
+                }
+                u[i] = l >> shift
+                v[i] = r >> shift
+            }
+        } else {
+            for i in 0..<n {
+                let x = samples[i * stride + channel]
+                if shift > 0 { low[i] = UInt16(truncatingIfNeeded: UInt32(bitPattern: x) & lowMask) }
+                u[i] = x >> shift
             }
         }
         if pair {
@@ -192,65 +257,132 @@ public final class ALACEncoder: AudioPacketEncoder {
         }
         result.bits = 16 + channels * 16 + bytesShifted * 8 * channels * n
         for c in 0..<channels {
-            let x = c == 0 ? u : v
-            let target = residuals[2 * set + c]
-            var best: (coefs: [Int16], bits: Int, adapted: [Int16])?
-            var candidates: [[Int16]] = []
-            if !carried[channel + c].isEmpty { candidates.append(carried[channel + c]) }
-            candidates.append(ALACEncoder.linearPredictor(x, count: n, order: 8))
-            candidates.append(ALACEncoder.linearPredictor(x, count: n, order: 4))
-            for start in candidates {
-                var coefs = start
-                coefs.withUnsafeMutableBufferPointer {
-                    ALACPredictor.residuals(x, into: scratch, count: n, coefs: $0.baseAddress!, order: start.count, bits: chanBits, shift: ALACEncoder.denShift)
-                }
-                var counter = ALACCostCounter()
-                try ALACEncoder.codeResiduals(scratch, count: n, escapeBits: chanBits, into: &counter)
-                if best == nil || counter.bits < best!.bits {
-                    best = (start, counter.bits, coefs)
-                    target.update(from: scratch, count: n)
-                }
-            }
-            result.orders.append(best!.coefs.count)
-            result.coefs.append(best!.coefs)
-            result.adapted.append(best!.adapted)
-            result.bits += best!.coefs.count * 16 + best!.bits
+            let (order, bits) = choosePredictor(c == 0 ? u : v, frames: n, channel: channel + c, chanBits: chanBits,
+                                                start: coefSlot(set: set, channel: c, adapted: false),
+                                                adapted: coefSlot(set: set, channel: c, adapted: true),
+                                                residuals: residuals[2 * set + c])
+            if c == 0 { result.orders.0 = order } else { result.orders.1 = order }
+            result.bits += order * 16 + bits
+            result.residualBits += bits
         }
         return result
+    }
+
+    /// Picks one channel's predictor start among the carried coefficients and fresh order-8 and
+    /// order-4 linear predictors: each runs over the first `probeFrames` frames and the one
+    /// whose residuals code shortest there runs over the packet. Writes the start, the adapted
+    /// end and the residuals; returns the order and the residuals' exact bit count.
+    private func choosePredictor(_ x: UnsafeMutablePointer<Int32>, frames n: Int, channel: Int, chanBits: Int,
+                                 start: UnsafeMutablePointer<Int16>, adapted: UnsafeMutablePointer<Int16>,
+                                 residuals target: UnsafeMutablePointer<Int32>) -> (order: Int, bits: Int) {
+        let slots = candidateSlots, trial = trialSlot, stride = ALACEncoder.maxOrder
+        var orders = (0, 0, 0)
+        var count = 0
+        if carriedOrder[channel] > 0 {
+            slots.update(from: carried + channel * stride, count: carriedOrder[channel])
+            orders.0 = carriedOrder[channel]
+            count = 1
+        }
+        linearPredictors(x, count: n, order8: slots + count * stride, order4: slots + (count + 1) * stride)
+        if count == 0 { orders.0 = 8; orders.1 = 4 } else { orders.1 = 8; orders.2 = 4 }
+        count += 2
+        func order(_ i: Int) -> Int { i == 0 ? orders.0 : (i == 1 ? orders.1 : orders.2) }
+        /// Runs candidate `i` over `m` frames into `out`, adapting a copy in `trial`.
+        func run(_ i: Int, _ m: Int, into out: UnsafeMutablePointer<Int32>) -> Int {
+            trial.update(from: slots + i * stride, count: order(i))
+            calac_residuals(x, out, m, trial, Int32(order(i)), Int32(chanBits), Int32(ALACEncoder.denShift))
+            return Int(calac_cost(out, m, Int32(chanBits)))
+        }
+        func keep(_ i: Int, bits: Int) -> (order: Int, bits: Int) {
+            start.update(from: slots + i * stride, count: order(i))
+            adapted.update(from: trial, count: order(i))
+            return (order(i), bits)
+        }
+        let probe = min(n, ALACEncoder.probeFrames)
+        var bestIndex = 0, bestBits = Int.max
+        for i in 0..<count {
+            let bits = run(i, probe, into: scratch)
+            if bits < bestBits {
+                bestBits = bits; bestIndex = i
+                if probe == n { target.update(from: scratch, count: n); _ = keep(i, bits: bits) }
+            }
+        }
+        if probe == n { return (order(bestIndex), bestBits) }
+        let bits = run(bestIndex, n, into: target)
+        if bits < ALACCostCounter.ambiguousPrice { return keep(bestIndex, bits: bits) }
+        // The probe's choice needs the coding decoders disagree on: compare the others in full.
+        var chosen = keep(bestIndex, bits: bits)
+        for i in 0..<count where i != bestIndex {
+            let other = run(i, n, into: scratch)
+            if other < chosen.bits { target.update(from: scratch, count: n); chosen = keep(i, bits: other) }
+        }
+        return chosen
     }
 
     /// The mix (mixRes 0…4 with mixBits 2) whose channels have the smallest total of absolute
     /// first differences; u and v hold left and right.
     private func chooseMix(_ n: Int) -> Int32 {
         guard n > 1 else { return 0 }
-        var sums = [Int64](repeating: 0, count: 5)
+        var s0: Int64 = 0, s1: Int64 = 0, s2: Int64 = 0, s3: Int64 = 0, s4: Int64 = 0
         var side: Int64 = 0
-        let m = Int64(1 << ALACEncoder.mixBits)
         for i in 1..<n {
-            let dl = Int64(u[i]) - Int64(u[i - 1]), dr = Int64(v[i]) - Int64(v[i - 1])
-            side += abs(dl - dr)
-            for res in 0...4 { sums[res] += abs((Int64(res) * dl + (m - Int64(res)) * dr) >> 2) }
+            let dl = Int64(u[i]) &- Int64(u[i - 1]), dr = Int64(v[i]) &- Int64(v[i - 1])
+            side &+= abs(dl &- dr)
+            s0 &+= abs(dr)                                   // (0·dl + 4·dr) >> 2
+            s1 &+= abs((dl &+ 3 &* dr) >> 2)
+            s2 &+= abs((2 &* dl &+ 2 &* dr) >> 2)
+            s3 &+= abs((3 &* dl &+ dr) >> 2)
+            s4 &+= abs(dl)
         }
+        // mixRes 0 keeps left/right: its cost is right plus left, not right plus side.
+        let costs = (s0 &+ s4, s1 &+ side, s2 &+ side, s3 &+ side, s4 &+ side)
         var best = 0
-        var bestCost = Int64.max
-        for res in 0...4 {
-            // mixRes 0 keeps left/right: its cost is right plus left, not right plus side.
-            let cost = res == 0 ? sums[0] + sums[4] : sums[res] + side
-            if cost < bestCost { bestCost = cost; best = res }
-        }
+        var bestCost = costs.0
+        if costs.1 < bestCost { bestCost = costs.1; best = 1 }
+        if costs.2 < bestCost { bestCost = costs.2; best = 2 }
+        if costs.3 < bestCost { bestCost = costs.3; best = 3 }
+        if costs.4 < bestCost { bestCost = costs.4; best = 4 }
         return Int32(best)
     }
 
-    /// Quantised linear-predictor coefficients of `order` for the ALAC predictor (relative to the
-    /// sample `order + 1` back), from the signal's autocorrelation by Levinson-Durbin.
+    /// Quantised linear-predictor coefficients of order 8 and of order 4 for the ALAC predictor
+    /// (relative to the sample `order + 1` back), from the signal's autocorrelation by
+    /// Levinson-Durbin (the order-4 set is the recursion's fourth step).
+    private func linearPredictors(_ x: UnsafePointer<Int32>, count n: Int, order8: UnsafeMutablePointer<Int16>, order4: UnsafeMutablePointer<Int16>) {
+        let order = 8
+        order8.update(repeating: 0, count: 8)
+        order4.update(repeating: 0, count: 4)
+        guard n > order + 1 else { return }
+        let r = lpcWork, a = lpcWork + (order + 1), next = lpcWork + 2 * (order + 1)
+        calac_autocorrelation(x, n, Int32(order), r)
+        guard r[0] > 0 else { return }
+        r[0] *= 1.0 + 1e-9
+        a.update(repeating: 0, count: order + 1)
+        let scale = Double(1 << ALACEncoder.denShift)
+        var err = r[0]
+        var reached = 0
+        for i in 1...order {
+            var acc = r[i]
+            for j in 1..<i { acc -= a[j] * r[i - j] }
+            let k = acc / err
+            next.update(from: a, count: order + 1)
+            next[i] = k
+            for j in 1..<i { next[j] = a[j] - k * a[i - j] }
+            a.update(from: next, count: order + 1)
+            err *= (1 - k * k)
+            reached = i
+            if i == 4 { for j in 0..<4 { order4[j] = Int16(clamping: Int((a[j + 1] * scale).rounded())) } }
+            if err <= 0 { break }
+        }
+        if reached < 4 { for j in 0..<4 { order4[j] = Int16(clamping: Int((a[j + 1] * scale).rounded())) } }
+        for j in 0..<8 { order8[j] = Int16(clamping: Int((a[j + 1] * scale).rounded())) }
+    }
+
+    /// The order-`order` coefficients alone (tests and tools; the encoder uses `linearPredictors`).
     static func linearPredictor(_ x: UnsafePointer<Int32>, count n: Int, order: Int) -> [Int16] {
         guard n > order + 1 else { return [Int16](repeating: 0, count: order) }
         var r = [Double](repeating: 0, count: order + 1)
-        for lag in 0...order {
-            var s = 0.0
-            for i in lag..<n { s += Double(x[i]) * Double(x[i - lag]) }
-            r[lag] = s
-        }
+        calac_autocorrelation(x, n, Int32(order), &r)
         guard r[0] > 0 else { return [Int16](repeating: 0, count: order) }
         r[0] *= 1.0 + 1e-9
         var a = [Double](repeating: 0, count: order + 1)
@@ -335,7 +467,8 @@ struct ALACCostCounter: ALACBitSink {
     @inline(__always) mutating func unary(_ q: Int, then value: UInt32, bits b: Int) { bits += q + 1 + b }
     @inline(__always) mutating func escape(_ value: UInt32, _ b: Int) { bits += 9 + b }
     /// Prices the coding above the escape's (at most 32 bits × 8 channels × 2^16 frames).
-    mutating func ambiguous() { bits += 1 << 40 }
+    mutating func ambiguous() { bits += ALACCostCounter.ambiguousPrice }
+    static let ambiguousPrice = 1 << 40
 }
 
 extension ALACBitWriter: ALACBitSink {

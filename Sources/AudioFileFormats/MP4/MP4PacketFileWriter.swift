@@ -62,6 +62,12 @@ public final class MP4PacketFileWriter {
     private var file: RawFile
     /// Frames in, packets out (PacketAssembler.swift).
     private let assembler: PacketAssembler
+    /// The codec's channel `s` is the written frames' channel `channelOrder[s]` (nil: as
+    /// written). Set before the first write.
+    public var channelOrder: [Int]? {
+        get { assembler.channelOrder }
+        set { assembler.channelOrder = newValue }
+    }
     private let codec: UInt32
     private var packetSizes: [UInt32] = []
     private var packetFrames: [UInt32] = []
@@ -76,9 +82,11 @@ public final class MP4PacketFileWriter {
     /// Creates (or replaces) `path`. `codec` is 'alac' or 'flac' (Core Audio's IDs); `encoder`
     /// makes its packets (for FLAC a FLACPacketEncoder); `m4a` chooses the 'M4A ' brand over
     /// 'isom'. Throws 'fmt?' when the format cannot be stored, and the PCM writers' errors when
-    /// the file cannot be created.
+    /// the file cannot be created. `channelLayout` (a big-endian AudioChannelLayout, as CAF's
+    /// 'chan' holds it) goes into an ALAC sample entry's `chan` box, as Apple's M4A files carry
+    /// the layout; FLAC's entry has no place for one.
     public init(path: String, codec: UInt32, encoder: AudioPacketEncoder, description: AudioDataDescription, m4a: Bool,
-                reservedBytes: Int = 64 * 1024) throws {
+                channelLayout: [UInt8]? = nil, reservedBytes: Int = 64 * 1024) throws {
         func refuse(_ text: String) -> AudioFileFormatError {
             AudioFileFormatError(code: Code.unsupportedDataFormat, message: "cannot write \(quoted(path)): \(text)")
         }
@@ -95,7 +103,14 @@ public final class MP4PacketFileWriter {
                                         channelCount: description.channelCount, bitsPerSample: description.validBitsPerSample)
         switch codec {
         case MP4SampleEntryParser.codecALAC:
-            guard let children = MP4MovieBuilder.alacEntryChildren(cookie: encoder.magicCookie) else {
+            var cookie = encoder.magicCookie
+            if let layout = channelLayout {
+                // A 'chan' atom (size, type, version and flags, the layout) after the cookie's
+                // own atoms; alacEntryChildren carries it into the entry.
+                let size = UInt32(12 + layout.count)
+                cookie += [UInt8(size >> 24), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array("chan".utf8) + [0, 0, 0, 0] + layout
+            }
+            guard let children = MP4MovieBuilder.alacEntryChildren(cookie: cookie) else {
                 throw refuse("the Apple Lossless encoder's magic cookie holds no ALACSpecificConfig")
             }
             track.sampleEntryType = "alac"

@@ -1,0 +1,88 @@
+// The ALAC encoder's C kernels (CALACKernels) against the Swift reference they replace on the
+// encoder's path: calac_residuals gives the same residuals and the same adapted coefficients as
+// ALACPredictor.residuals, and calac_cost the same bit count as ALACEncoder.codeResiduals into an
+// ALACCostCounter — over signals from silence (zero runs) to full-scale noise (escapes), every
+// order the encoder uses and the special orders 0 and 31, channel widths 16, 17, 24, 25 and 32.
+import Foundation
+import Testing
+@testable import AudioCodecs
+import CALACKernels
+
+@Suite struct ALACKernelTests {
+    /// A deterministic generator (xorshift) so failures reproduce.
+    struct Random { var s: UInt64; mutating func next() -> UInt64 { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s } }
+
+    /// `n` samples `bits` wide: a tone plus noise at `noiseBits`, with a run of zeros.
+    static func signal(_ n: Int, bits: Int, noiseBits: Int, seed: UInt64) -> [Int32] {
+        var r = Random(s: seed)
+        let top = Double(Int64(1) << (bits - 2))
+        return (0..<n).map { i in
+            if i > n / 3 && i < n / 3 + 300 { return 0 }
+            let noise = noiseBits == 0 ? 0 : Int64(r.next() % (UInt64(1) << UInt64(noiseBits))) - (Int64(1) << (noiseBits - 1))
+            let x = Int64((sin(Double(i) * 0.031) * top * 0.9).rounded()) + noise
+            let shift = 64 - bits
+            return Int32(truncatingIfNeeded: (x << shift) >> shift)
+        }
+    }
+
+    @Test(arguments: [16, 17, 24, 25, 32])
+    func residualsAndCostMatchTheSwiftReference(_ bits: Int) {
+        var rng = Random(s: 0x9E37_79B9_7F4A_7C15)
+        for noise in [0, 3, 12, min(bits, 30)] {
+            let x = Self.signal(4096, bits: bits, noiseBits: noise, seed: rng.next())
+            for order in [0, 1, 2, 4, 8, 31] {
+                var start = (0..<max(order, 1)).map { _ in Int16(truncatingIfNeeded: Int64(rng.next() % 1024) - 512) }
+                if order == 0 || order == 31 { start = [] }
+                var swiftCoefs = start, cCoefs = start
+                var swiftRes = [Int32](repeating: 0, count: x.count), cRes = swiftRes
+                x.withUnsafeBufferPointer { input in
+                    swiftCoefs.withUnsafeMutableBufferPointer { c in
+                        ALACPredictor.residuals(input.baseAddress!, into: &swiftRes, count: x.count, coefs: c.baseAddress ?? UnsafeMutablePointer(mutating: [Int16(0)]),
+                                                order: order, bits: bits, shift: 9)
+                    }
+                    cCoefs.withUnsafeMutableBufferPointer { c in
+                        var dummy: Int16 = 0
+                        calac_residuals(input.baseAddress!, &cRes, x.count, c.baseAddress ?? withUnsafeMutablePointer(to: &dummy) { $0 }, Int32(order), Int32(bits), 9)
+                    }
+                }
+                #expect(swiftRes == cRes, "\(bits)-bit, noise \(noise), order \(order): residuals differ")
+                #expect(swiftCoefs == cCoefs, "\(bits)-bit, noise \(noise), order \(order): adapted coefficients differ")
+                var counter = ALACCostCounter()
+                try? ALACEncoder.codeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits, into: &counter)
+                #expect(Int(calac_cost(swiftRes, swiftRes.count, Int32(bits))) == counter.bits, "\(bits)-bit, noise \(noise), order \(order): bit counts differ")
+                // The C writer writes the Swift writer's bytes (after 5 odd bits already pending).
+                var swiftBytes = [UInt8](repeating: 0, count: 8 * swiftRes.count + 64), cBytes = swiftBytes
+                var swiftEnd = 0, cEnd = 0
+                swiftBytes.withUnsafeMutableBytes { raw in
+                    var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                    try? w.write(0b10110, 5)
+                    try? ALACEncoder.codeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits, into: &w)
+                    try? w.flush()
+                    swiftEnd = w.byteCount
+                }
+                cBytes.withUnsafeMutableBytes { raw in
+                    var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                    try? w.write(0b10110, 5)
+                    try? w.writeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits)
+                    try? w.flush()
+                    cEnd = w.byteCount
+                }
+                #expect(swiftEnd == cEnd && swiftBytes == cBytes, "\(bits)-bit, noise \(noise), order \(order): written bytes differ")
+            }
+        }
+    }
+
+    /// The rare coding decoders disagree on (0xFFFF coded one lower after a zero run) is priced
+    /// out by both counts alike.
+    @Test func ambiguousCodingIsPricedOutAlike() {
+        // A zero keeps the history (10) under 128, so a zero run is coded; then 32,768 (folded
+        // 0x10000) is coded one lower, as 0xFFFF.
+        var res = [Int32](repeating: 0, count: 11)
+        res.append(32768)
+        res += [Int32](repeating: 3, count: 50)
+        var counter = ALACCostCounter()
+        try? ALACEncoder.codeResiduals(res, count: res.count, escapeBits: 17, into: &counter)
+        #expect(counter.bits >= ALACCostCounter.ambiguousPrice)
+        #expect(Int(calac_cost(res, res.count, 17)) == counter.bits)
+    }
+}
