@@ -15,11 +15,13 @@
 // velocity → attenuation (960 cB, concave: 40·log10(127/v) dB), CC7
 // volume and CC11 expression → attenuation (960 cB concave each), CC10 → pan (±50 %), CC1
 // modulation wheel and channel pressure → vibrato LFO pitch depth (50 cents each), pitch wheel →
-// pitch (± the RPN 0 sensitivity, default 2 semitones). Velocity → filter cutoff is not applied:
+// pitch (± the RPN 0 sensitivity, default 2 semitones). A bank's own modulators are evaluated per
+// voice (PlayModulator.swift, SamplerSynth+Modulators.swift). Velocity → filter cutoff is not applied:
 // FluidSynth 2.3 does not apply it either (measured; see startVoice). CC91/CC93 (reverb/chorus sends) are kept
 // but not rendered: the sampler has no built-in effects sends yet.
 import Synchronization
 import CSamplerKernels
+import SoundBanks
 
 /// The MIDI state of one channel.
 struct ChannelState {
@@ -33,8 +35,14 @@ struct ChannelState {
     var bendSemitones: UInt8 = 2, bendCentsPart: UInt8 = 0
     var pressure: UInt8 = 0
     var rpn = (msb: UInt8(127), lsb: UInt8(127))
+    /// Moves on every controller, bend and pressure change: voices with custom modulators
+    /// re-evaluate them when it differs from the value they last saw.
+    var generation: UInt32 = 0
     // derived
     var attenuation: Float = 0
+    /// The default modulators' parts, for voices whose zone turns some of them off.
+    var attenuationVolume: Float = 0, attenuationExpression: Float = 0
+    var vibratoModulation: Float = 0, vibratoPressure: Float = 0
     var panOffset: Float = 0
     var bendCents: Float = 0
     var vibratoExtra: Float = 0
@@ -44,6 +52,11 @@ struct ChannelState {
         panOffset = 1_000 * (Float(controllers.pan) - 64) / 128
         bendCents = Float(pitchBend - 8_192) / 8_192 * (Float(bendSemitones) * 100 + Float(bendCentsPart))
         vibratoExtra = 50 * Float(controllers.modulation) / 127 + 50 * Float(pressure) / 127
+        attenuationVolume = SynthMath.concaveCentibels(controllers.volume)
+        attenuationExpression = SynthMath.concaveCentibels(controllers.expression)
+        vibratoModulation = 50 * Float(controllers.modulation) / 127
+        vibratoPressure = 50 * Float(pressure) / 127
+        generation &+= 1
     }
 }
 
@@ -52,6 +65,7 @@ struct ChannelState {
 struct InstrumentView {
     var samples: UnsafePointer<Float>
     var zones: UnsafePointer<PlayZone>
+    var modulators: UnsafePointer<PlayModulator>
     var presets: UnsafePointer<PresetEntry>
     var presetCount: Int
     var defaultPreset: Int
@@ -85,8 +99,15 @@ public final class SamplerSynth: @unchecked Sendable {
     let filterStates: UnsafeMutablePointer<Float>
     /// The voice loops for this CPU (CSamplerKernels: AVX2 + FMA or portable).
     let kernels: UnsafePointer<CSKKernels>
+    /// Every channel's 128 controller values (what custom modulators read), and poly pressure per key.
+    let controllerValues: UnsafeMutablePointer<UInt8>
+    let polyPressure: UnsafeMutablePointer<UInt8>
+    /// Per-voice modulator evaluation scratch: one sum per generator, then one link input per record.
+    let modulatorSums: UnsafeMutablePointer<Float>
+    /// FluidSynth's concave and convex curves, 128 points each (PlayModulator.swift).
+    let curves: UnsafeMutablePointer<Float>
     private var instrument: Unmanaged<SamplerInstrument>?
-    private var view: InstrumentView?
+    private(set) var view: InstrumentView?
     private var noteCounter: UInt64 = 0
     var noteCounterForVoices: UInt64 { noteCounter }
 
@@ -116,6 +137,15 @@ public final class SamplerSynth: @unchecked Sendable {
         kernels = csk_kernels()
         filterStates = .allocate(capacity: 4 * capacity)
         filterStates.initialize(repeating: 0, count: 4 * capacity)
+        controllerValues = .allocate(capacity: 16 * 128)
+        polyPressure = .allocate(capacity: 16 * 128)
+        polyPressure.initialize(repeating: 0, count: 16 * 128)
+        controllerValues.initialize(repeating: 0, count: 16 * 128)
+        for c in 0..<16 { SamplerSynth.resetControllerValues(controllerValues + 128 * c, all: true) }
+        modulatorSums = .allocate(capacity: SF2Generator.count + SF2Modulator.maximumPerVoice)
+        modulatorSums.initialize(repeating: 0, count: SF2Generator.count + SF2Modulator.maximumPerVoice)
+        curves = .allocate(capacity: 256)
+        SamplerSynth.fillCurves(curves)
     }
 
     deinit {
@@ -126,6 +156,10 @@ public final class SamplerSynth: @unchecked Sendable {
         channels.deallocate()
         scratch.deallocate()
         filterStates.deallocate()
+        controllerValues.deallocate()
+        polyPressure.deallocate()
+        modulatorSums.deallocate()
+        curves.deallocate()
     }
 
     // MARK: Control side
@@ -194,6 +228,8 @@ public final class SamplerSynth: @unchecked Sendable {
 
     private func resetChannels(defaultPreset: Int, presetCount: Int) {
         for c in 0..<16 {
+            SamplerSynth.resetControllerValues(controllerValues + 128 * c, all: true)
+            (polyPressure + 128 * c).update(repeating: 0, count: 128)
             channels[c] = ChannelState()
             channels[c].preset = defaultPreset >= 0 ? defaultPreset : (presetCount > 0 ? 0 : -1)
             channels[c].derive()
@@ -221,6 +257,7 @@ public final class SamplerSynth: @unchecked Sendable {
         case 0x80: noteOff(channel, Int(d1))
         case 0xB0: controlChange(channel, d1, d2)
         case 0xC0: programChange(channel, d1)
+        case 0xA0: polyPressure[128 * channel + Int(d1)] = d2; channels[channel].generation &+= 1
         case 0xD0: channels[channel].pressure = d1; channels[channel].derive()
         case 0xE0: channels[channel].pitchBend = Int(d1) | Int(d2) << 7; channels[channel].derive()
         default: break
@@ -256,6 +293,7 @@ public final class SamplerSynth: @unchecked Sendable {
     func controlChange(_ channel: Int, _ cc: UInt8, _ value: UInt8) {
         let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
         _ = channels; _ = voices; _ = capacity
+        controllerValues[128 * channel + Int(cc)] = value
         switch cc {
         case 0: channels[channel].bankMSB = value; channels[channel].bankSelected = true
         case 32: channels[channel].bankLSB = value; channels[channel].bankSelected = true
@@ -285,6 +323,8 @@ public final class SamplerSynth: @unchecked Sendable {
             channels[channel].controllers.volume = 100
             channels[channel].pitchBend = 8_192; channels[channel].pressure = 0; channels[channel].sustain = false
             channels[channel].rpn = (127, 127)
+            SamplerSynth.resetControllerValues(controllerValues + 128 * channel, all: false)
+            (polyPressure + 128 * channel).update(repeating: 0, count: 128)
         case 123:
             for i in 0..<capacity where voices[i].playing && voices[i].channel == channel && !voices[i].released { release(voices + i) }
         default: break
@@ -329,7 +369,7 @@ public final class SamplerSynth: @unchecked Sendable {
                     }
                 }
                 let slot = allocateVoice()
-                startVoice(voices + slot, zone: zone, channel: channel, key: key, velocity: velocity)
+                startVoice(voices + slot, zone: zone, zoneIndex: z - 1, channel: channel, key: key, velocity: velocity)
             }
         }
     }
