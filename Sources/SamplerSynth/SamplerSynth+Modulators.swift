@@ -6,21 +6,6 @@
 import SoundBanks
 
 extension SamplerSynth {
-    /// A channel's controller values at reset, as FluidSynth initialises a channel
-    /// (fluid_channel_init_ctrl): all 0 except volume 100, balance and pan 64, expression 127,
-    /// the sound controllers 70–79 at 64 and (N)RPN numbers 127. `all: false` is Reset All
-    /// Controllers, which leaves bank select, volume, pan, the sound controllers and the
-    /// effect depths (91–95) alone.
-    static func resetControllerValues(_ cc: UnsafeMutablePointer<UInt8>, all: Bool) {
-        for i in 0..<128 {
-            if !all && (i == 0 || i == 32 || i == 7 || i == 10 || (70...79).contains(i) || (91...95).contains(i)) { continue }
-            cc[i] = 0
-        }
-        if all { cc[7] = 100; cc[10] = 64; cc[8] = 64; for i in 70...79 { cc[i] = 64 } }
-        cc[11] = 127
-        cc[98] = 127; cc[99] = 127; cc[100] = 127; cc[101] = 127
-    }
-
     /// FluidSynth's tables: concave[127 − i] = −(5/12)·log10(i/127), convex[i] = 1 + (5/12)·log10(i/127),
     /// both 0 at 0 and 1 at 127 (fluid_conv.c, "according to the pictures on SF2.01 page 73").
     static func fillCurves(_ t: UnsafeMutablePointer<Float>) {
@@ -134,3 +119,21 @@ extension SamplerSynth {
         }
     }
 }
+
+/// A channel's controller values at reset, as FluidSynth initialises a channel
+/// (fluid_channel_init_ctrl): all 0 except volume 100, balance and pan 64, expression 127,
+/// the sound controllers 70–79 at 64 and (N)RPN numbers 127. `all: false` is Reset All
+/// Controllers, which leaves bank select, volume, pan, the sound controllers and the
+/// effect depths (91–95) alone.
+func resetControllerValues(_ cc: UnsafeMutablePointer<UInt8>, all: Bool) {
+    var i = 0
+    while i < 128 {
+        defer { i += 1 }
+        if !all && (i == 0 || i == 32 || i == 7 || i == 10 || (i >= 70 && i <= 79) || (i >= 91 && i <= 95)) { continue }
+        cc[i] = 0
+    }
+    if all { cc[7] = 100; cc[10] = 64; cc[8] = 64; var k = 70; while k <= 79 { cc[k] = 64; k += 1 } }
+    cc[11] = 127
+    cc[98] = 127; cc[99] = 127; cc[100] = 127; cc[101] = 127
+}
+

@@ -141,7 +141,7 @@ public final class SamplerSynth: @unchecked Sendable {
         polyPressure = .allocate(capacity: 16 * 128)
         polyPressure.initialize(repeating: 0, count: 16 * 128)
         controllerValues.initialize(repeating: 0, count: 16 * 128)
-        for c in 0..<16 { SamplerSynth.resetControllerValues(controllerValues + 128 * c, all: true) }
+        for c in 0..<16 { resetControllerValues(controllerValues + 128 * c, all: true) }
         modulatorSums = .allocate(capacity: SF2Generator.count + SF2Modulator.maximumPerVoice)
         modulatorSums.initialize(repeating: 0, count: SF2Generator.count + SF2Modulator.maximumPerVoice)
         curves = .allocate(capacity: 256)
@@ -228,7 +228,7 @@ public final class SamplerSynth: @unchecked Sendable {
 
     private func resetChannels(defaultPreset: Int, presetCount: Int) {
         for c in 0..<16 {
-            SamplerSynth.resetControllerValues(controllerValues + 128 * c, all: true)
+            resetControllerValues(controllerValues + 128 * c, all: true)
             (polyPressure + 128 * c).update(repeating: 0, count: 128)
             channels[c] = ChannelState()
             channels[c].preset = defaultPreset >= 0 ? defaultPreset : (presetCount > 0 ? 0 : -1)
@@ -323,7 +323,7 @@ public final class SamplerSynth: @unchecked Sendable {
             channels[channel].controllers.volume = 100
             channels[channel].pitchBend = 8_192; channels[channel].pressure = 0; channels[channel].sustain = false
             channels[channel].rpn = (127, 127)
-            SamplerSynth.resetControllerValues(controllerValues + 128 * channel, all: false)
+            resetControllerValues(controllerValues + 128 * channel, all: false)
             (polyPressure + 128 * channel).update(repeating: 0, count: 128)
         case 123:
             for i in 0..<capacity where voices[i].playing && voices[i].channel == channel && !voices[i].released { release(voices + i) }

@@ -1,0 +1,100 @@
+// SoundFont modulator records (SoundFont 2.04 §8.2–8.4, §9.5) as the bank reader resolves them:
+// what a zone writes is what a region's voice list holds, the identity rule (an instrument
+// record replaces an identical default, a preset record adds its amount), and hostile records
+// (cyclic links, out-of-range destinations, reserved controllers, undefined transforms) dropped
+// or neutralised without a trap.
+import Foundation
+import Testing
+import SoundBanks
+import AVFoundation
+
+@Suite struct SoundFontModulatorParsingTests {
+    static func parse(_ configure: (inout SoundFontBuilder) -> Void) throws -> (SoundFont, [SF2Modulator]) {
+        var b = SoundFontBuilder.sine(period: 100, cycles: 40)
+        configure(&b)
+        let font = try SoundFont.parse(b.bytes())
+        let region = try #require(font.regions.first)
+        return (font, Array(font.modulators[region.modulators]))
+    }
+
+    @Test func writtenRecordsAreTheVoiceListAfterTheDefaults() throws {
+        let cc1ToFc = Mod(source: Mod.src(1, cc: true), destination: Gen.initialFilterFc, amount: -2400)
+        let velConvex = Mod(source: Mod.src(2, negative: true, curve: 2), destination: Gen.initialAttenuation, amount: 480,
+                            amountSource: Mod.src(74, cc: true, bipolar: true), transform: 2)
+        let (_, list) = try Self.parse { $0.instrumentModulators = [cc1ToFc, velConvex] }
+        #expect(list.count == SF2Modulator.defaults.count + 2)
+        #expect(Array(list.prefix(SF2Modulator.defaults.count)) == SF2Modulator.defaults)
+        #expect(list[10] == SF2Modulator(source: 0x0081, destination: 8, amount: -2400, amountSource: 0, transform: 0))
+        #expect(list[11] == SF2Modulator(source: 0x0902, destination: 48, amount: 480, amountSource: 0x02CA, transform: 2))
+    }
+
+    @Test func instrumentRecordReplacesAnIdenticalDefaultAndPresetRecordsAdd() throws {
+        let vel = Mod(source: 0x0502, destination: Gen.initialAttenuation, amount: 480)
+        let (_, list) = try Self.parse {
+            $0.instrumentModulators = [vel]
+            $0.presetModulators = [Mod(source: 0x0502, destination: Gen.initialAttenuation, amount: 100),
+                                   Mod(source: Mod.src(74, cc: true), destination: Gen.initialFilterQ, amount: 50)]
+        }
+        #expect(list.count == SF2Modulator.defaults.count + 1)
+        #expect(list[0].amount == 480 + 100)          // replaced by the instrument's, then the preset's added
+        #expect(list[10].destination == 9 && list[10].amount == 50)
+        // a preset-only record identical to a default adds to the default's amount
+        let (_, presetOnly) = try Self.parse { $0.presetModulators = [Mod(source: 0x0587, destination: 48, amount: -460)] }
+        #expect(presetOnly.count == SF2Modulator.defaults.count && presetOnly[4].amount == 500)
+    }
+
+    @Test func hostileRecordsAreDroppedNotTrapped() throws {
+        let records: [Mod] = [
+            Mod(source: Mod.src(1, cc: true), destination: 0x8001, amount: 100),     // 0: links to 1, which links back to 0's target…
+            Mod(source: 127, destination: 0x8002, amount: 100),                         // 1: link source, links to 2
+            Mod(source: 127, destination: 0x8001, amount: 100),                         // 2: link source, links to 1: a cycle 1 ⇄ 2
+            Mod(source: Mod.src(1, cc: true), destination: 60, amount: 100),           // 3: destination past the generators
+            Mod(source: Mod.src(1, cc: true), destination: 53, amount: 100),           // 4: sampleID: not a modulator destination
+            Mod(source: Mod.src(6, cc: true), destination: 8, amount: 100),            // 5: CC6 (data entry) is reserved
+            Mod(source: 0, destination: 8, amount: 100),                                // 6: "no controller" as primary source
+            Mod(source: Mod.src(2), destination: 0x8000 | 999, amount: 100),           // 7: link past the list
+            Mod(source: Mod.src(2), destination: 8, amount: 300, transform: 7),        // 8: undefined transform: kept, amount 0
+            Mod(source: Mod.src(2, curve: 9), destination: 9, amount: 300),            // 9: undefined curve: kept, amount 0
+            Mod(source: Mod.src(2), destination: 8, amount: 55, transform: 7),         // 10: identical to 8 in the same zone: dropped
+        ]
+        let (_, list) = try Self.parse { $0.instrumentModulators = records }
+        let custom = Array(list.dropFirst(SF2Modulator.defaults.count))
+        #expect(custom.count == 2)
+        #expect(custom.allSatisfy { $0.amount == 0 })
+        #expect(custom.map(\.destination) == [8, 9])
+        // and the bank plays: notes on the unit with these records render finite output
+        let url = try { var b = SoundFontBuilder.sine(period: 100, cycles: 40); b.instrumentModulators = records; return try b.write() }()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let sampler = AVAudioUnitSampler()
+        try sampler.loadInstrument(at: url)
+        let out = try renderSampler(sampler, events: [(0, [0x90, 69, 100]), (0, [0xB0, 1, 90]), (4_800, [0x80, 69, 0])], frames: 9_600)
+        #expect(out.left.allSatisfy { $0.isFinite } && out.left.contains { $0 != 0 })
+    }
+
+    @Test func linkedChainIsRenumberedAndEvaluated() throws {
+        // 0: CC1 → link into 2; 1: an unrelated record; 2: link source → initialAttenuation
+        let records: [Mod] = [
+            Mod(source: Mod.src(1, cc: true), destination: 0x8002, amount: 2),
+            Mod(source: Mod.src(74, cc: true), destination: Gen.initialFilterQ, amount: 10),
+            Mod(source: 127, destination: Gen.initialAttenuation, amount: 100),
+        ]
+        let (_, list) = try Self.parse { $0.instrumentModulators = records }
+        let custom = Array(list.dropFirst(SF2Modulator.defaults.count))
+        #expect(custom.count == 3)
+        #expect(custom[0].linkTarget == SF2Modulator.defaults.count + 2)
+        #expect(custom[2].sourceIsLink)
+        // Rendered: the link's input is CC1's output (2 × cc/128), × 100 → centibels of attenuation.
+        // CC1 = 127 gives 2 × 127/128 × 100 = 198.4 cB = 19.84 dB below CC1 = 0.
+        func level(cc1: UInt8) throws -> Double {
+            let url = try { var b = SoundFontBuilder.sine(period: 100, cycles: 40); b.loop = (100, 3_900); b.instrumentGenerators = [(Gen.sampleModes, 1)]
+                            b.instrumentModulators = records; return try b.write() }()
+            defer { try? FileManager.default.removeItem(at: url) }
+            let sampler = AVAudioUnitSampler()
+            try sampler.loadInstrument(at: url)
+            let out = try renderSampler(sampler, events: [(0, [0xB0, 1, cc1]), (0, [0x90, 69, 127])], frames: 24_000)
+            return rmsDB(out.left[12_000..<24_000])
+        }
+        let drop = try level(cc1: 0) - level(cc1: 127)
+        #expect(abs(drop - 19.84) < 0.05, "\(drop) dB")
+    }
+}
