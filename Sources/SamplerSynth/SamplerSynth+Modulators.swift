@@ -17,12 +17,17 @@ extension SamplerSynth {
         }
     }
 
+    /// A curve at x in 0 … 127, linearly interpolated between the table's points, as FluidSynth
+    /// 2.3 reads them (fluid_concave/fluid_convex: "interpolation between convex steps"; measured:
+    /// a convex velocity curve at velocity 127, x = 0.99, gives FluidSynth 2.3.1 5.9 dB of a 48 dB
+    /// range, the interpolated value, where the point below would give none).
     @inline(__always)
     func curve(_ table: Int, _ x: Float) -> Float {
         if x < 0 { return 0 }
         let i = Int(x)
         if i >= 127 { return 1 }
-        return curves[128 * table + i]
+        let t = curves + 128 * table
+        return t[i] + (t[i + 1] - t[i]) * (x - Float(i))
     }
 
     /// A source's mapped value (§8.2.1–8.2.4): the raw value over its range, then direction, polarity and curve.
