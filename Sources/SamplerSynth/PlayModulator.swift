@@ -45,11 +45,6 @@ public struct PlayModulator {
     }
 }
 
-extension PlayZone {
-    /// Destinations a modulator may change while the note sounds (re-evaluated on controller changes).
-    static let realTimeDestinations: Set<Int> = [5, 6, 7, 8, 9, 10, 11, 13, 17, 48, 51, 52]
-}
-
 /// Builds a zone's custom list from a region's resolved list: (records, disabled defaults,
 /// whether a record drives the filter). Records reordered so a link's sources come first.
 func customModulators(_ list: ArraySlice<SF2Modulator>) -> ([PlayModulator], UInt16, Bool) {

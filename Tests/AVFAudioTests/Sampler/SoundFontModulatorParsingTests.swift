@@ -97,4 +97,28 @@ import AVFoundation
         let drop = try level(cc1: 0) - level(cc1: 127)
         #expect(abs(drop - 19.84) < 0.05, "\(drop) dB")
     }
+
+    @Test func modulatedVoicesAreIndependentOfTheRenderChunk() throws {
+        // controllers, pressure, poly pressure and bend moving while modulated notes sound: the
+        // re-evaluation happens at each voice's own control blocks, so any chunking gives the same samples
+        var b = SoundFontBuilder.sine(period: 100, cycles: 40)
+        b.instrumentGenerators = [(Gen.sampleModes, 1), (Gen.initialFilterFc, 9_000)]
+        b.instrumentModulators = [Mod(source: Mod.src(1, cc: true), destination: Gen.initialFilterFc, amount: -2400),
+                                  Mod(source: Mod.src(74, cc: true), destination: Gen.initialFilterQ, amount: 200),
+                                  Mod(source: Mod.src(13), destination: Gen.vibLfoToPitch, amount: 100),
+                                  Mod(source: Mod.src(10), destination: Gen.initialAttenuation, amount: 300),
+                                  Mod(source: Mod.src(14, bipolar: true), destination: Gen.fineTune, amount: 50, amountSource: Mod.src(16))]
+        let url = try b.write()
+        defer { try? FileManager.default.removeItem(at: url) }
+        let events: [(Int, [UInt8])] = [(0, [0x90, 60, 100]), (333, [0x90, 67, 80]), (1_000, [0xB0, 1, 90]), (1_777, [0xB0, 74, 120]),
+                                        (2_500, [0xD0, 100]), (3_001, [0xA0, 60, 70]), (4_100, [0xE0, 0, 100]), (6_000, [0x80, 60, 0])]
+        var outputs: [[Float]] = []
+        for chunk in [64, 100, 512, 4_096] {
+            let sampler = AVAudioUnitSampler()
+            try sampler.loadInstrument(at: url)
+            outputs.append(try renderSampler(sampler, events: events, frames: 9_600, chunk: chunk).left)
+        }
+        #expect(outputs[0].contains { $0 != 0 })
+        for o in outputs.dropFirst() { #expect(o == outputs[0]) }
+    }
 }
