@@ -121,4 +121,23 @@ import AVFoundation
         #expect(outputs[0].contains { $0 != 0 })
         for o in outputs.dropFirst() { #expect(o == outputs[0]) }
     }
+
+    @Test func localZoneRecordsOverrideTheGlobalZonesAndLinksAreRenumbered() {
+        let a = SF2Modulator(source: 0x0081, destination: 8, amount: -100, amountSource: 0, transform: 0)
+        let aLocal = SF2Modulator(source: 0x0081, destination: 8, amount: -900, amountSource: 0, transform: 0)
+        let b = SF2Modulator(source: 0x0002, destination: 9, amount: 30, amountSource: 0, transform: 0)
+        // the global zone's chain: record 2 (CC1) feeds record 3 (link source → attenuation)
+        let feed = SF2Modulator(source: 0x0081, destination: 0x8003, amount: 2, amountSource: 0, transform: 0)
+        let sink = SF2Modulator(source: 127, destination: 48, amount: 100, amountSource: 0, transform: 0)
+        let extra = SF2Modulator(source: 0x00CA, destination: 9, amount: 40, amountSource: 0, transform: 0)
+        let zone = SF2Modulator.zoneList(global: [a, b, feed, sink], local: [aLocal, extra])
+        // local records first; the global record identical to a local one left out; the chain's
+        // link renumbered from global index 3 to its place in the zone's list, 4
+        #expect(zone == [aLocal, extra, b, SF2Modulator(source: 0x0081, destination: 0x8004, amount: 2, amountSource: 0, transform: 0), sink])
+        let voice = SF2Modulator.voiceList(instrument: zone, preset: [SF2Modulator(source: 0x0081, destination: 8, amount: 50, amountSource: 0, transform: 0)])
+        let n = SF2Modulator.defaults.count
+        #expect(voice.count == n + 5)
+        #expect(voice[n].amount == -850)                                   // the preset's amount added to the instrument's
+        #expect(voice[n + 3].linkTarget == n + 4 && voice[n + 4].sourceIsLink)
+    }
 }
