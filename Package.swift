@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "SoundBanks", swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
         // No Apple names; nothing allocated or locked on the render side.
-        .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels"], swiftSettings: optimize),
+        .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels", "AudioKernels"], swiftSettings: optimize),
         // The sampler's per-voice loops (interpolation, low-pass, mix) in C: AVX2 + FMA variants
         // chosen at runtime, and portable ones. No Apple names; no allocation.
         .target(name: "CSamplerKernels"),

@@ -9,16 +9,15 @@
 // an entry equal to its default is left to that path, so a bank without modulators of its own
 // renders exactly as before. An entry identical to a default but with another amount turns that
 // default off for the zone (bit i of `PlayZone.disabledDefaults`) and is evaluated here like
-// any other. Two defaults are never custom: velocity → filter cutoff (FluidSynth 2.3 returns 0
-// for every modulator identical to it, whatever its amount; measured in SamplerVoice), and the
-// reverb and chorus sends (the sampler has no sends yet).
+// any other. One default is never custom: velocity → filter cutoff (FluidSynth 2.3 returns 0
+// for every modulator identical to it, whatever its amount; measured in SamplerVoice).
 //
 // A voice evaluates its zone's list at note-on into `SamplerSynth.modulatorSums` (one Float per
 // generator): every destination counts at note-on (envelope times, LFO rates, tuning, …);
 // afterwards, when a channel's controllers, bend or pressure change (the channel's generation
 // counter moves), the voice re-evaluates at its next control block and updates the
 // destinations that can change while a note sounds: attenuation, pan, pitch (coarse/fine tune),
-// filter cutoff and Q, the LFO and envelope depths. Records are stored so that a record feeding
+// filter cutoff and Q, the LFO and envelope depths, the reverb and chorus sends. Records are stored so that a record feeding
 // another (a link) comes before it; a link's input is the sum of the outputs feeding it, used
 // as the primary source's value as it is (the spec gives no mapping for it).
 import SoundBanks
@@ -53,13 +52,12 @@ func customModulators(_ list: ArraySlice<SF2Modulator>) -> ([PlayModulator], UIn
     var chosen: [Int] = []
     for (i, m) in resolved.enumerated() {
         if i < SF2Modulator.defaults.count && m.isIdentical(to: SF2Modulator.defaults[i]) {
-            // velocity → cutoff and the effect sends: never custom (see the design note)
-            if i == 1 || i == 7 || i == 8 { continue }
+            // velocity → cutoff: never custom (see the design note)
+            if i == 1 { continue }
             if m.amount == SF2Modulator.defaults[i].amount { continue }
             disabled |= 1 << UInt16(i)
         }
         if m.linkTarget == nil && !SF2Modulator.modulatable(Int(m.destination)) { continue }
-        if m.linkTarget == nil && (m.destination == 15 || m.destination == 16) { continue }
         chosen.append(i)
     }
     // order: a record after every record linking into it (the lists are acyclic: SoundBanks checked them)

@@ -32,6 +32,8 @@ public struct PlayZone {
     public var modEnv: (Float, Float, Float, Float, Float, Float, Float, Float) = (-12_000, -12_000, -12_000, -12_000, 0, -12_000, 0, 0)
     public var volEnv: (Float, Float, Float, Float, Float, Float, Float, Float) = (-12_000, -12_000, -12_000, -12_000, 0, -12_000, 0, 0)
     public var exclusiveClass: Int32 = 0
+    /// reverbEffectsSend and chorusEffectsSend (0.1 % units).
+    public var reverbSend: Float = 0, chorusSend: Float = 0
     /// Forced key and velocity (−1: the note's).
     public var keynum: Int32 = -1, velocity: Int32 = -1
     /// The zone's custom modulators (`SamplerInstrument.modulators[firstModulator ..< + modulatorCount]`;
@@ -176,6 +178,7 @@ extension SamplerInstrument {
                 z.modEnv = (g[25], g[26], g[27], g[28], g[29], g[30], g[31], g[32])
                 z.volEnv = (g[33], g[34], g[35], g[36], g[37], g[38], g[39], g[40])
                 z.exclusiveClass = Int32(gi(SF2Generator.exclusiveClass))
+                z.reverbSend = g[SF2Generator.reverbEffectsSend]; z.chorusSend = g[SF2Generator.chorusEffectsSend]
                 z.keynum = Int32(gi(SF2Generator.keynum)); z.velocity = Int32(gi(SF2Generator.velocity))
                 if !r.modulators.isEmpty {
                     if converted[r.modulators] == nil {

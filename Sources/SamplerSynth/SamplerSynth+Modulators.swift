@@ -108,6 +108,7 @@ extension SamplerSynth {
         v.pointee.modEnvToPitch = zone.modEnvToPitch + s[7]
         v.pointee.modLfoToFc = zone.modLfoToFilterFc + s[10]; v.pointee.modEnvToFc = zone.modEnvToFilterFc + s[11]
         v.pointee.modLfoToVolume = zone.modLfoToVolume + s[13]
+        v.pointee.reverbStatic = zone.reverbSend + s[16]; v.pointee.chorusStatic = zone.chorusSend + s[15]
         v.pointee.fcStatic = zone.filterFc + s[8]
         setFilterQ(v, zone.filterQ + s[9])
     }

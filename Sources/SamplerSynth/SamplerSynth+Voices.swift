@@ -37,6 +37,7 @@ extension SamplerSynth {
         voice.filterEnabled = !(voice.fcStatic >= 13_500 && zone.filterQ <= 0 && zone.modLfoToFilterFc == 0 && zone.modEnvToFilterFc == 0)
         voice.modLfoToPitch = zone.modLfoToPitch; voice.vibLfoToPitch = zone.vibLfoToPitch; voice.modEnvToPitch = zone.modEnvToPitch
         voice.modLfoToFc = zone.modLfoToFilterFc; voice.modEnvToFc = zone.modEnvToFilterFc; voice.modLfoToVolume = zone.modLfoToVolume
+        voice.reverbStatic = zone.reverbSend; voice.chorusStatic = zone.chorusSend
         voice.vol = envelope(zone.volEnv, key: key, minimumRelease: -7_200)
         voice.mod = envelope(zone.modEnv, key: key, minimumRelease: -12_000)
         voice.modLfo = lfo(delay: zone.delayModLFO, frequency: zone.freqModLFO)
@@ -65,6 +66,7 @@ extension SamplerSynth {
         zone.tune += 100 * s[51] + s[52]
         zone.modLfoToPitch += s[5]; zone.vibLfoToPitch += s[6]; zone.modEnvToPitch += s[7]
         zone.modLfoToFilterFc += s[10]; zone.modEnvToFilterFc += s[11]; zone.modLfoToVolume += s[13]
+        zone.reverbSend += s[16]; zone.chorusSend += s[15]
         zone.delayModLFO += s[21]; zone.freqModLFO += s[22]; zone.delayVibLFO += s[23]; zone.freqVibLFO += s[24]
         zone.modEnv = (zone.modEnv.0 + s[25], zone.modEnv.1 + s[26], zone.modEnv.2 + s[27], zone.modEnv.3 + s[28],
                        zone.modEnv.4 + s[29], zone.modEnv.5 + s[30], zone.modEnv.6 + s[31], zone.modEnv.7 + s[32])
@@ -119,7 +121,7 @@ extension SamplerSynth {
     /// The block's envelopes, LFOs, pitch, gains and filter.
     @inline(__always)
     func controlUpdate(_ v: UnsafeMutablePointer<Voice>) {
-        var targetL: Float = 0, targetR: Float = 0
+        var targetL: Float = 0, targetR: Float = 0, targetReverb: Float = 0, targetChorus: Float = 0
         if v.pointee.killing {
             v.pointee.finishing = true
         } else {
@@ -162,9 +164,16 @@ extension SamplerSynth {
                 let g = amp * cycleGainValue * (v.pointee.filterEnabled ? 1 : v.pointee.filterGain)
                 targetL = g * cycleGainLeft * v.pointee.panLeft
                 targetR = g * cycleGainRight * v.pointee.panRight
+                // Effect sends (SoundFont 2.04 #15, #16, 0.1 % units, with CC91/CC93 × 200 as FluidSynth's
+                // default modulators give them): the mono voice, before pan, × the send, as FluidSynth feeds its effects.
+                let off = v.pointee.disabledDefaults
+                let reverb = v.pointee.reverbStatic + (off & 1 << 7 != 0 ? 0 : ch.pointee.reverbDepth)
+                let chorus = v.pointee.chorusStatic + (off & 1 << 8 != 0 ? 0 : ch.pointee.chorusDepth)
+                if reverb > 0 { targetReverb = g * min(1_000, reverb) / 1_000 }
+                if chorus > 0 { targetChorus = g * min(1_000, chorus) / 1_000 }
                 // Past the attack, a voice whose level is below the noise floor (−90 dB, FluidSynth's
                 // FLUID_NOISE_FLOOR; the sample's own peak taken as full scale) ends, as FluidSynth's do.
-                if v.pointee.vol.stage >= 3 && amp < 3e-5 { v.pointee.finishing = true; targetL = 0; targetR = 0 }
+                if v.pointee.vol.stage >= 3 && amp < 3e-5 { v.pointee.finishing = true; targetL = 0; targetR = 0; targetReverb = 0; targetChorus = 0 }
             }
             if v.pointee.filterEnabled {
                 let fc = v.pointee.fcStatic + modEnv * v.pointee.modEnvToFc + modLfo * v.pointee.modLfoToFc
@@ -191,12 +200,19 @@ extension SamplerSynth {
         v.pointee.targetR = targetR
         v.pointee.stepL = (targetL - v.pointee.ampL) / n
         v.pointee.stepR = (targetR - v.pointee.ampR) / n
+        v.pointee.ampReverb = v.pointee.targetReverb
+        v.pointee.ampChorus = v.pointee.targetChorus
+        v.pointee.targetReverb = targetReverb
+        v.pointee.targetChorus = targetChorus
+        v.pointee.stepReverb = (targetReverb - v.pointee.ampReverb) / n
+        v.pointee.stepChorus = (targetChorus - v.pointee.ampChorus) / n
         v.pointee.framesToUpdate = synthBlockFrames
     }
 
     /// Renders one voice for `frames` frames, adding into left/right.
     func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: UnsafePointer<Float>,
-                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ frames: Int) {
+                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                     _ reverbBus: UnsafeMutablePointer<Float>, _ chorusBus: UnsafeMutablePointer<Float>, _ frames: Int) {
         let k = kernels
         var done = 0
         while done < frames {
@@ -212,6 +228,11 @@ extension SamplerSynth {
             }
             VoiceKernels.mix(k, scratch, left + done, right + done, produced, v.pointee.ampL, v.pointee.stepL,
                           v.pointee.ampR, v.pointee.stepR, synthBlockFrames - v.pointee.framesToUpdate)
+            if v.pointee.ampReverb != 0 || v.pointee.stepReverb != 0 || v.pointee.ampChorus != 0 || v.pointee.stepChorus != 0 {
+                VoiceKernels.mix(k, scratch, reverbBus + done, chorusBus + done, produced, v.pointee.ampReverb, v.pointee.stepReverb,
+                                 v.pointee.ampChorus, v.pointee.stepChorus, synthBlockFrames - v.pointee.framesToUpdate)
+                sendsUsed = true
+            }
             v.pointee.framesToUpdate -= n
             done += n
             if produced < n { v.pointee.playing = false; return }

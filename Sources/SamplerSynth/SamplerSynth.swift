@@ -22,6 +22,7 @@
 import Synchronization
 import CSamplerKernels
 import SoundBanks
+import AudioKernels
 
 /// The MIDI state of one channel.
 struct ChannelState {
@@ -43,6 +44,8 @@ struct ChannelState {
     /// The default modulators' parts, for voices whose zone turns some of them off.
     var attenuationVolume: Float = 0, attenuationExpression: Float = 0
     var vibratoModulation: Float = 0, vibratoPressure: Float = 0
+    /// CC91 (reverb) and CC93 (chorus) through FluidSynth's default modulators: 200 × value / 128, in 0.1 %.
+    var reverbDepth: Float = 0, chorusDepth: Float = 0
     var panOffset: Float = 0
     var bendCents: Float = 0
     var vibratoExtra: Float = 0
@@ -106,6 +109,17 @@ public final class SamplerSynth: @unchecked Sendable {
     let modulatorSums: UnsafeMutablePointer<Float>
     /// FluidSynth's concave and convex curves, 128 points each (PlayModulator.swift).
     let curves: UnsafeMutablePointer<Float>
+    /// The effect sends (see "Effects" in the design note): mono buses the voices add into,
+    /// the shared reverb and chorus, their stereo output, and how long they still ring.
+    let reverbBus: UnsafeMutablePointer<Float>, chorusBus: UnsafeMutablePointer<Float>
+    let effectOutput: UnsafeMutablePointer<Float>
+    /// The reverb's channel pointers: input (the reverb bus twice), then output (`effectOutput`'s halves).
+    let effectChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let reverb: ReverbProcessor
+    let chorus: ChorusProcessor
+    var sendsUsed = false
+    private var effectFramesLeft = 0
+    private let effectTailFrames: Int
     private var instrument: Unmanaged<SamplerInstrument>?
     private(set) var view: InstrumentView?
     private var noteCounter: UInt64 = 0
@@ -146,6 +160,17 @@ public final class SamplerSynth: @unchecked Sendable {
         modulatorSums.initialize(repeating: 0, count: SF2Generator.count + SF2Modulator.maximumPerVoice)
         curves = .allocate(capacity: 256)
         SamplerSynth.fillCurves(curves)
+        reverbBus = .allocate(capacity: synthEffectFrames)
+        reverbBus.initialize(repeating: 0, count: synthEffectFrames)
+        chorusBus = .allocate(capacity: synthEffectFrames)
+        chorusBus.initialize(repeating: 0, count: synthEffectFrames)
+        effectOutput = .allocate(capacity: 2 * synthEffectFrames)
+        effectOutput.initialize(repeating: 0, count: 2 * synthEffectFrames)
+        effectChannels = .allocate(capacity: 4)
+        effectChannels.initialize(from: [reverbBus, reverbBus, effectOutput, effectOutput + synthEffectFrames], count: 4)
+        reverb = ReverbProcessor(sampleRate: sampleRate, channels: 2, maximumFrames: synthEffectFrames)
+        chorus = ChorusProcessor(sampleRate: sampleRate)
+        effectTailFrames = Int((reverb.tailTime + 0.1) * sampleRate)
     }
 
     deinit {
@@ -160,6 +185,10 @@ public final class SamplerSynth: @unchecked Sendable {
         polyPressure.deallocate()
         modulatorSums.deallocate()
         curves.deallocate()
+        reverbBus.deallocate()
+        chorusBus.deallocate()
+        effectOutput.deallocate()
+        effectChannels.deallocate()
     }
 
     // MARK: Control side
@@ -241,11 +270,34 @@ public final class SamplerSynth: @unchecked Sendable {
         guard frames > 0, let view else { return }
         let samples = view.samples
         let voices = self.voices
-        var i = 0
-        while i < capacity {
-            if voices[i].playing { renderVoice(voices + i, samples, left + offset, right + offset, frames) }
-            i += 1
+        // (in stretches of at most synthEffectFrames, the send buses' length; a voice renders the
+        // same samples however its frames are split)
+        var done = 0
+        while done < frames {
+            let n = min(synthEffectFrames, frames - done)
+            let l = left + offset + done, r = right + offset + done
+            sendsUsed = false
+            var i = 0
+            while i < capacity {
+                if voices[i].playing { renderVoice(voices + i, samples, l, r, reverbBus, chorusBus, n) }
+                i += 1
+            }
+            if sendsUsed { effectFramesLeft = effectTailFrames }
+            if effectFramesLeft > 0 { renderEffects(l, r, n) }
+            done += n
         }
+    }
+
+    /// Runs the reverb and chorus on the send buses and adds them to the output; empties the buses.
+    private func renderEffects(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ n: Int) {
+        let outL = effectOutput, outR = effectOutput + synthEffectFrames
+        reverb.process(input: effectChannels, output: effectChannels + 2, channels: 2, frames: n)
+        var i = 0
+        while i < n { left[i] += outL[i]; right[i] += outR[i]; i += 1 }
+        chorus.process(input: chorusBus, left: left, right: right, frames: n)
+        reverbBus.update(repeating: 0, count: n)
+        chorusBus.update(repeating: 0, count: n)
+        effectFramesLeft = max(0, effectFramesLeft - n)
     }
 
     /// One MIDI 1.0 channel message (2 or 3 bytes).
@@ -298,6 +350,8 @@ public final class SamplerSynth: @unchecked Sendable {
         case 0: channels[channel].bankMSB = value; channels[channel].bankSelected = true
         case 32: channels[channel].bankLSB = value; channels[channel].bankSelected = true
         case 1: channels[channel].controllers.modulation = value
+        case 91: channels[channel].reverbDepth = 200 * Float(value) / 128
+        case 93: channels[channel].chorusDepth = 200 * Float(value) / 128
         case 7: channels[channel].controllers.volume = value
         case 10: channels[channel].controllers.pan = value
         case 11: channels[channel].controllers.expression = value

@@ -55,6 +55,11 @@ struct Voice {
     var disabledDefaults: UInt16 = 0
     var modulatorGeneration: UInt32 = 0
     var velocityAttenuation: Float = 0
+    /// The zone's reverb and chorus sends with their modulators (0.1 % units; the channel's CC91/CC93 added per block).
+    var reverbStatic: Float = 0, chorusStatic: Float = 0
+    /// Send gains (mono, before pan) at the block's first frame, their steps and targets.
+    var ampReverb: Float = 0, stepReverb: Float = 0, targetReverb: Float = 0
+    var ampChorus: Float = 0, stepChorus: Float = 0, targetChorus: Float = 0
     /// scaleTuning·(key − root) + tune with the note-on scale-tuning modulation, without coarse/fine modulation.
     var pitchBase: Float = 0
 

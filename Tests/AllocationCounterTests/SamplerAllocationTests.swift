@@ -6,7 +6,7 @@ import Testing
 import AVFAudio
 
 @Suite(.serialized) struct SamplerAllocationTests {
-    /// A one-zone SoundFont whose instrument zone carries custom modulators (CC1 → cutoff,
+    /// A one-zone SoundFont with reverb and chorus sends whose instrument zone carries custom modulators (CC1 → cutoff,
     /// CC74 → Q, channel pressure → vibrato depth, poly pressure → attenuation, and the default
     /// velocity curve replaced), so voices evaluate modulators at note-on and on every controller
     /// change. (The same layout as AVFAudioTests' SoundFontBuilder, which lives in another target.)
@@ -29,6 +29,7 @@ import AVFAudio
         }
         imod += [UInt8](repeating: 0, count: 10)
         var igen: [UInt8] = le16(8) + le16(9_000)
+        igen += le16(16) + le16(300) + le16(15) + le16(400)   // reverb and chorus sends
         igen += le16(54) + le16(1)
         igen += le16(53) + le16(0)
         igen += [0, 0, 0, 0]
@@ -41,7 +42,7 @@ import AVFAudio
         var pdtaChunks: [[UInt8]] = [chunk("phdr", phdr), chunk("pbag", le16(0) + le16(0) + le16(1) + le16(0))]
         pdtaChunks += [chunk("pmod", [UInt8](repeating: 0, count: 10)), chunk("pgen", le16(41) + le16(0) + le32(0))]
         pdtaChunks += [chunk("inst", name("I") + le16(0) + name("EOI") + le16(1))]
-        pdtaChunks += [chunk("ibag", le16(0) + le16(0) + le16(3) + le16(UInt16(mods.count))), chunk("imod", imod), chunk("igen", igen)]
+        pdtaChunks += [chunk("ibag", le16(0) + le16(0) + le16(5) + le16(UInt16(mods.count))), chunk("imod", imod), chunk("igen", igen)]
         pdtaChunks += [chunk("shdr", shdr)]
         var body: [UInt8] = Array("sfbk".utf8)
         body += list("INFO", [chunk("ifil", le16(2) + le16(4))])
@@ -56,7 +57,7 @@ import AVFAudio
         try Self.run(bank: nil)
     }
 
-    @Test func voicesWithCustomModulatorsAllocateNothing() throws {
+    @Test func voicesWithCustomModulatorsAndSendsAllocateNothing() throws {
         let url = try Self.modulatedBank()
         defer { try? FileManager.default.removeItem(at: url) }
         try Self.run(bank: url)
@@ -92,6 +93,8 @@ import AVFAudio
                 if cycle % 3 == 0 { send((0xB0 | UInt8(cycle % 16), 1, UInt8(cycle % 128)), at: 40) }
                 if cycle % 5 == 0 { send((0xB0 | UInt8(cycle % 16), 74, UInt8(cycle % 128)), at: 60) }
                 if cycle % 11 == 0 { send((0xD0 | UInt8(cycle % 4), UInt8(cycle % 128), 0), at: 80) }
+                if cycle % 17 == 0 { send((0xB0 | UInt8(cycle % 16), 91, UInt8(cycle % 128)), at: 20) }
+                if cycle % 19 == 0 { send((0xB0 | UInt8(cycle % 16), 93, UInt8(cycle % 128)), at: 30) }
                 if cycle % 9 == 0 { send((0xA0 | UInt8(cycle % 4), UInt8(40 + cycle % 32), UInt8(cycle % 128)), at: 90) }
                 _ = render(256, list, &status)
                 peak = max(peak, abs(output.floatChannelData![0][0]))
