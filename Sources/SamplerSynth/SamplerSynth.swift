@@ -17,8 +17,16 @@
 // modulation wheel and channel pressure → vibrato LFO pitch depth (50 cents each), pitch wheel →
 // pitch (± the RPN 0 sensitivity, default 2 semitones). A bank's own modulators are evaluated per
 // voice (PlayModulator.swift, SamplerSynth+Modulators.swift). Velocity → filter cutoff is not applied:
-// FluidSynth 2.3 does not apply it either (measured; see startVoice). CC91/CC93 (reverb/chorus sends) are kept
-// but not rendered: the sampler has no built-in effects sends yet.
+// FluidSynth 2.3 does not apply it either (measured; see startVoice). CC91/CC93 → reverb/chorus
+// send (200 × value / 128, in 0.1 %) add to the zone's send generators (#16, #15).
+//
+// Effects: each voice adds its mono signal (before pan) × its send into a reverb bus and a chorus
+// bus, as FluidSynth feeds its effects; after the voices, the buses go through one shared
+// ReverbProcessor (AVAudioUnitReverb's network at its default parameters: 100 % wet, 1 s decay
+// at 0 Hz) and a ChorusProcessor (FluidSynth's chorus defaults), added to the output. Rendering
+// runs in stretches of at most 512 frames (the buses' length). The effects run only from the
+// first stretch a voice sends anything until the reverb's tail time after the last such
+// stretch, so with every send at 0 they never run and the output is the dry voices alone.
 import Synchronization
 import CSamplerKernels
 import SoundBanks
