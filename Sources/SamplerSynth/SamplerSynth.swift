@@ -125,6 +125,9 @@ public final class SamplerSynth: @unchecked Sendable {
     let effectChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     let reverb: ReverbProcessor
     let chorus: ChorusProcessor
+    /// The effects for the render thread (`reverb`/`chorus` keep them alive; a call through a
+    /// loaded reference would retain).
+    private let reverbRef: Unmanaged<ReverbProcessor>, chorusRef: Unmanaged<ChorusProcessor>
     var sendsUsed = false
     private var effectFramesLeft = 0
     private let effectTailFrames: Int
@@ -178,6 +181,8 @@ public final class SamplerSynth: @unchecked Sendable {
         effectChannels.initialize(from: [reverbBus, reverbBus, effectOutput, effectOutput + synthEffectFrames], count: 4)
         reverb = ReverbProcessor(sampleRate: sampleRate, channels: 2, maximumFrames: synthEffectFrames)
         chorus = ChorusProcessor(sampleRate: sampleRate)
+        reverbRef = .passUnretained(reverb)
+        chorusRef = .passUnretained(chorus)
         effectTailFrames = Int((reverb.tailTime + 0.1) * sampleRate)
     }
 
@@ -299,10 +304,10 @@ public final class SamplerSynth: @unchecked Sendable {
     /// Runs the reverb and chorus on the send buses and adds them to the output; empties the buses.
     private func renderEffects(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ n: Int) {
         let outL = effectOutput, outR = effectOutput + synthEffectFrames
-        reverb.process(input: effectChannels, output: effectChannels + 2, channels: 2, frames: n)
+        EffectCall.reverb(reverbRef, effectChannels, n)
         var i = 0
         while i < n { left[i] += outL[i]; right[i] += outR[i]; i += 1 }
-        chorus.process(input: chorusBus, left: left, right: right, frames: n)
+        EffectCall.chorus(chorusRef, chorusBus, left, right, n)
         reverbBus.update(repeating: 0, count: n)
         chorusBus.update(repeating: 0, count: n)
         effectFramesLeft = max(0, effectFramesLeft - n)
@@ -492,5 +497,20 @@ private extension Unmanaged where Instance == SamplerInstrument {
     static func from(bits: UInt) -> Unmanaged<SamplerInstrument>? {
         guard bits != 0, let p = UnsafeRawPointer(bitPattern: bits) else { return nil }
         return Unmanaged.fromOpaque(p)
+    }
+}
+
+/// The effect processors' render calls. The compiler's check cannot follow a call into another
+/// module's class through an unretained reference; both are proved `@_noLocks` where they are
+/// defined (AudioKernels' EffectsRealTimeSafety.reverb and .chorus).
+enum EffectCall {
+    @_semantics("no_performance_analysis") @inline(never)
+    static func reverb(_ p: Unmanaged<ReverbProcessor>, _ channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, _ n: Int) {
+        p._withUnsafeGuaranteedRef { $0.process(input: channels, output: channels + 2, channels: 2, frames: n) }
+    }
+    @_semantics("no_performance_analysis") @inline(never)
+    static func chorus(_ p: Unmanaged<ChorusProcessor>, _ x: UnsafePointer<Float>, _ l: UnsafeMutablePointer<Float>,
+                       _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        p._withUnsafeGuaranteedRef { $0.process(input: x, left: l, right: r, frames: n) }
     }
 }

@@ -46,10 +46,10 @@ public final class ChorusProcessor {
         phase = 0
     }
 
-    /// The LFO at phase p (cycles), −1 … 1.
+    /// The LFO at phase p (cycles, 0 ≤ p < 2), −1 … 1.
     @inline(__always)
     private func lfo(_ p: Double) -> Double {
-        let f = p - p.rounded(.down)
+        let f = p >= 1 ? p - 1 : p
         switch waveform {
         case .sine: return EffectMath.sine(2 * Double.pi * f)
         case .triangle: return f < 0.5 ? 4 * f - 1 : 3 - 4 * f
