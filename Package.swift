@@ -65,7 +65,7 @@ let package = Package(
         .target(name: "SoundBanks", swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
         // No Apple names; nothing allocated or locked on the render side.
-        .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels"], swiftSettings: optimize),
+        .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels", "AudioKernels"], swiftSettings: optimize),
         // The sampler's per-voice loops (interpolation, low-pass, mix) in C: AVX2 + FMA variants
         // chosen at runtime, and portable ones. No Apple names; no allocation.
         .target(name: "CSamplerKernels"),
@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "AudioToolboxTests", dependencies: ["AudioToolbox"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels", "AudioCodecs"], swiftSettings: swift5),
-        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices"],
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices", "SoundBanks"],
                     exclude: ["Fuzz/Inputs"], swiftSettings: swift5),
         .testTarget(name: "MIDIFilesTests", dependencies: ["MIDIFiles"], exclude: ["mido_dump.py"], swiftSettings: swift5),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "CFLACKernels", "CALACKernels"], swiftSettings: swift5),

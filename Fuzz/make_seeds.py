@@ -239,7 +239,8 @@ except Exception:
 
 # ---- SoundFont 2 banks (sf2): built field by field: one or two samples, instruments with global
 # and local zones, key/velocity splits, loops, sm24, every generator at a few values ----
-def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1, presets=1, loop_mode=1, rng=random.Random(7)):
+def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1, presets=1, loop_mode=1, rng=random.Random(7),
+             imods=(), pmods=()):
     def ck(cid, payload):
         return cid + struct.pack('<I', len(payload)) + payload + (b'\0' if len(payload) % 2 else b'')
     def lst(kind, chunks):
@@ -263,24 +264,26 @@ def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1
     # global zone, then `zones` local zones with key splits
     ibag += struct.pack('<HH', 0, 0)
     igen += struct.pack('<HH', 54, loop_mode) + b''.join(struct.pack('<Hh', g, v) for g, v in gens)
+    # (imods: (source, destination, amount, amount source, transform) records on the global zone)
     for z in range(zones):
-        ibag += struct.pack('<HH', len(igen) // 4, 0)
+        ibag += struct.pack('<HH', len(igen) // 4, len(imods))
         lo, hi = z * 128 // zones, (z + 1) * 128 // zones - 1
         igen += struct.pack('<HBB', 43, lo, hi) + struct.pack('<HBB', 44, 0, 127) + struct.pack('<HH', 53, z % n_samples)
-    ibag += struct.pack('<HH', len(igen) // 4, 0)
+    ibag += struct.pack('<HH', len(igen) // 4, len(imods))
     igen += b'\0' * 4
     inst = name('I') + struct.pack('<H', 0) + name('EOI') + struct.pack('<H', zones + 1)
     pgen, pbag, phdr = b'', b'', b''
     for p in range(presets):
         phdr += name('P%d' % p) + struct.pack('<HHHIII', p, 128 if p == presets - 1 and presets > 1 else 0, len(pbag) // 4, 0, 0, 0)
-        pbag += struct.pack('<HH', len(pgen) // 4, 0)
+        pbag += struct.pack('<HH', len(pgen) // 4, 0 if p == 0 else len(pmods))
         pgen += b''.join(struct.pack('<Hh', g, v) for g, v in pgens) + struct.pack('<HH', 41, 0)
     phdr += name('EOP') + struct.pack('<HHHIII', 0, 0, len(pbag) // 4, 0, 0, 0)
-    pbag += struct.pack('<HH', len(pgen) // 4, 0)
+    pbag += struct.pack('<HH', len(pgen) // 4, len(pmods))
     pgen += b'\0' * 4
-    mod = b'\0' * 10
-    pdta = lst(b'pdta', [ck(b'phdr', phdr), ck(b'pbag', pbag), ck(b'pmod', mod), ck(b'pgen', pgen), ck(b'inst', inst),
-                         ck(b'ibag', ibag), ck(b'imod', mod), ck(b'igen', igen), ck(b'shdr', headers)])
+    def mods(records):
+        return b''.join(struct.pack('<HHhHH', *r) for r in records) + b'\0' * 10
+    pdta = lst(b'pdta', [ck(b'phdr', phdr), ck(b'pbag', pbag), ck(b'pmod', mods(pmods)), ck(b'pgen', pgen), ck(b'inst', inst),
+                         ck(b'ibag', ibag), ck(b'imod', mods(imods)), ck(b'igen', igen), ck(b'shdr', headers)])
     body = b'sfbk' + info + sdta + pdta
     return b'RIFF' + struct.pack('<I', len(body)) + body
 
@@ -295,6 +298,18 @@ for gi, (g, values) in enumerate([(8, (1500, 13500)), (9, (0, 960)), (5, (-12000
                                   (48, (1440,)), (51, (-120, 120)), (52, (-99, 99)), (56, (0, 1200)), (57, (1,)), (58, (0, 127)),
                                   (0, (150, -150)), (2, (-30, 30)), (3, (50,)), (46, (60,)), (47, (10,))]):
     put('sf2', 'gen-g%d.sf2' % g, sf2_bank(gens=[(g, v) for v in values[:1]], pgens=[(g, values[-1])] if g not in (0, 2, 3, 46, 47, 54, 57, 58) else []))
+
+# custom modulators (SoundFont 2.04 §8.2): CC1 → cutoff, convex velocity → attenuation, CC74 → Q,
+# pressure → vibrato, the default velocity curve replaced, a linked chain, a cycle, hostile records
+put('sf2', 'gen-modulators.sf2', sf2_bank(
+    gens=[(8, 9000)],
+    imods=[(0x0081, 8, -2400, 0, 0), (0x0902, 48, 480, 0, 0), (0x00CA, 9, 200, 0, 0), (0x000D, 6, 100, 0, 0),
+           (0x0502, 48, 480, 0, 0), (0x0081, 0x8006, 2, 0, 0), (0x007F, 48, 100, 0x00CA, 2)],
+    pmods=[(0x0502, 48, 100, 0, 0), (0x020E, 52, 50, 0x0010, 0), (0x000A, 17, 300, 0, 0)]))
+put('sf2', 'gen-modulators-hostile.sf2', sf2_bank(
+    imods=[(0x0081, 0x8001, 100, 0, 0), (0x007F, 0x8002, 100, 0, 0), (0x007F, 0x8001, 100, 0, 0), (0x0081, 60, 100, 0, 0),
+           (0x0086, 8, 100, 0, 0), (0x0000, 8, 100, 0, 0), (0x0002, 0xFFFF, 100, 0, 0), (0x2402, 9, 300, 0x7FFF, 9)],
+    pmods=[(0x007F, 0x8000, 5, 0, 0), (0xFFFF, 0xFFFF, -32768, 0xFFFF, 0xFFFF)]))
 
 # ---- settings and converter ----
 rng = random.Random(7)

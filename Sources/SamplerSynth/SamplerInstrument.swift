@@ -32,8 +32,16 @@ public struct PlayZone {
     public var modEnv: (Float, Float, Float, Float, Float, Float, Float, Float) = (-12_000, -12_000, -12_000, -12_000, 0, -12_000, 0, 0)
     public var volEnv: (Float, Float, Float, Float, Float, Float, Float, Float) = (-12_000, -12_000, -12_000, -12_000, 0, -12_000, 0, 0)
     public var exclusiveClass: Int32 = 0
+    /// reverbEffectsSend and chorusEffectsSend (0.1 % units).
+    public var reverbSend: Float = 0, chorusSend: Float = 0
     /// Forced key and velocity (−1: the note's).
     public var keynum: Int32 = -1, velocity: Int32 = -1
+    /// The zone's custom modulators (`SamplerInstrument.modulators[firstModulator ..< + modulatorCount]`;
+    /// see PlayModulator.swift), the default modulators they turn off (bit i: `SF2Modulator.defaults[i]`),
+    /// and whether one drives the filter (then the filter always runs).
+    public var firstModulator: Int32 = 0, modulatorCount: Int32 = 0
+    public var disabledDefaults: UInt16 = 0
+    public var modulatesFilter = false
     public init() {}
 }
 
@@ -52,6 +60,8 @@ public final class SamplerInstrument: @unchecked Sendable {
     /// The object owning `samples` when the instrument plays from another's memory (a SoundFont).
     private let sampleOwner: AnyObject?
     public let zones: UnsafeMutableBufferPointer<PlayZone>
+    /// Every zone's custom modulators, one run per zone.
+    public let modulators: UnsafeMutableBufferPointer<PlayModulator>
     /// Sorted by (bank, program).
     public let presets: UnsafeMutableBufferPointer<PresetEntry>
     /// The preset every channel plays until a program change (index into `presets`; −1: none).
@@ -60,18 +70,23 @@ public final class SamplerInstrument: @unchecked Sendable {
     public let presetNames: [String]
 
     /// Builds an instrument from flat parts (copied).
-    public convenience init(samples: [Float], zones: [PlayZone], presets: [PresetEntry], names: [String], defaultBank: Int, defaultProgram: Int) {
+    public convenience init(samples: [Float], zones: [PlayZone], presets: [PresetEntry], names: [String], defaultBank: Int, defaultProgram: Int,
+                            modulators: [PlayModulator] = []) {
         let storage = UnsafeMutableBufferPointer<Float>.allocate(capacity: max(samples.count, 1))
         storage[0] = 0
         samples.withUnsafeBufferPointer { if let base = $0.baseAddress { storage.baseAddress!.update(from: base, count: $0.count) } }
-        self.init(sampleStorage: storage, owner: nil, zones: zones, presets: presets, names: names, defaultBank: defaultBank, defaultProgram: defaultProgram)
+        self.init(sampleStorage: storage, owner: nil, zones: zones, presets: presets, names: names, defaultBank: defaultBank, defaultProgram: defaultProgram,
+                  modulators: modulators)
     }
 
     /// Builds an instrument playing from `sampleStorage`: owned (freed with the instrument) when
     /// `owner` is nil, else `owner`'s (kept alive with the instrument).
     public init(sampleStorage: UnsafeMutableBufferPointer<Float>, owner: AnyObject?, zones: [PlayZone], presets: [PresetEntry], names: [String],
-                defaultBank: Int, defaultProgram: Int) {
+                defaultBank: Int, defaultProgram: Int, modulators: [PlayModulator] = []) {
         samples = sampleStorage
+        self.modulators = .allocate(capacity: max(modulators.count, 1))
+        _ = self.modulators.initialize(from: modulators)
+        if modulators.isEmpty { self.modulators.baseAddress!.initialize(to: PlayModulator()) }
         sampleOwner = owner
         self.zones = .allocate(capacity: max(zones.count, 1))
         _ = self.zones.initialize(from: zones)
@@ -85,6 +100,7 @@ public final class SamplerInstrument: @unchecked Sendable {
         defaultPreset = d
         presetCount = presets.count
         view = InstrumentView(samples: UnsafePointer(self.samples.baseAddress!), zones: UnsafePointer(self.zones.baseAddress!),
+                              modulators: UnsafePointer(self.modulators.baseAddress!),
                               presets: UnsafePointer(self.presets.baseAddress!), presetCount: presets.count, defaultPreset: d)
     }
 
@@ -95,6 +111,7 @@ public final class SamplerInstrument: @unchecked Sendable {
     deinit {
         if sampleOwner == nil { samples.deallocate() }
         zones.deallocate()
+        modulators.deallocate()
         presets.deallocate()
     }
 
@@ -120,6 +137,9 @@ extension SamplerInstrument {
         zones.reserveCapacity(font.regions.count)
         var presets: [PresetEntry] = []
         var names: [String] = []
+        var modulators: [PlayModulator] = []
+        /// Regions share resolved lists (SoundFont.modulators): converted once per list.
+        var converted: [Range<Int>: (Int32, Int32, UInt16, Bool)] = [:]
         let pointCount = font.samples.count - SoundFont.guardFrames
         for p in font.presets {
             let first = zones.count
@@ -158,16 +178,27 @@ extension SamplerInstrument {
                 z.modEnv = (g[25], g[26], g[27], g[28], g[29], g[30], g[31], g[32])
                 z.volEnv = (g[33], g[34], g[35], g[36], g[37], g[38], g[39], g[40])
                 z.exclusiveClass = Int32(gi(SF2Generator.exclusiveClass))
+                z.reverbSend = g[SF2Generator.reverbEffectsSend]; z.chorusSend = g[SF2Generator.chorusEffectsSend]
                 z.keynum = Int32(gi(SF2Generator.keynum)); z.velocity = Int32(gi(SF2Generator.velocity))
+                if !r.modulators.isEmpty {
+                    if converted[r.modulators] == nil {
+                        let (list, disabled, filter) = customModulators(font.modulators[r.modulators])
+                        converted[r.modulators] = (Int32(modulators.count), Int32(list.count), disabled, filter)
+                        modulators += list
+                    }
+                    let c = converted[r.modulators]!
+                    z.firstModulator = c.0; z.modulatorCount = c.1; z.disabledDefaults = c.2; z.modulatesFilter = c.3
+                }
                 zones.append(z)
             }
             presets.append(PresetEntry(bank: Int32(p.bank), program: Int32(p.program), firstZone: Int32(first), zoneCount: Int32(zones.count - first)))
             names.append(p.name)
         }
         if font.samples.isEmpty {
-            self.init(samples: [0], zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program)
+            self.init(samples: [0], zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program, modulators: modulators)
         } else {
-            self.init(sampleStorage: font.samples, owner: font, zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program)
+            self.init(sampleStorage: font.samples, owner: font, zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program,
+                      modulators: modulators)
         }
     }
 

@@ -2,7 +2,11 @@
 // mix). See the design note in SamplerVoice.swift.
 
 extension SamplerSynth {
-    func startVoice(_ v: UnsafeMutablePointer<Voice>, zone: PlayZone, channel: Int, key noteKey: Int, velocity noteVelocity: Int) {
+    func startVoice(_ v: UnsafeMutablePointer<Voice>, zone: PlayZone, zoneIndex: Int, channel: Int, key noteKey: Int, velocity noteVelocity: Int) {
+        if zone.modulatorCount > 0 || zone.disabledDefaults != 0, let view {
+            startModulatedVoice(v, zone: zone, zoneIndex: zoneIndex, channel: channel, key: noteKey, velocity: noteVelocity, view: view)
+            return
+        }
         let key = zone.keynum >= 0 ? Int(min(zone.keynum, 127)) : noteKey
         let velocity = zone.velocity >= 0 ? Int(min(zone.velocity, 127)) : noteVelocity
         var voice = Voice()
@@ -33,6 +37,7 @@ extension SamplerSynth {
         voice.filterEnabled = !(voice.fcStatic >= 13_500 && zone.filterQ <= 0 && zone.modLfoToFilterFc == 0 && zone.modEnvToFilterFc == 0)
         voice.modLfoToPitch = zone.modLfoToPitch; voice.vibLfoToPitch = zone.vibLfoToPitch; voice.modEnvToPitch = zone.modEnvToPitch
         voice.modLfoToFc = zone.modLfoToFilterFc; voice.modEnvToFc = zone.modEnvToFilterFc; voice.modLfoToVolume = zone.modLfoToVolume
+        voice.reverbStatic = zone.reverbSend; voice.chorusStatic = zone.chorusSend
         voice.vol = envelope(zone.volEnv, key: key, minimumRelease: -7_200)
         voice.mod = envelope(zone.modEnv, key: key, minimumRelease: -12_000)
         voice.modLfo = lfo(delay: zone.delayModLFO, frequency: zone.freqModLFO)
@@ -40,6 +45,45 @@ extension SamplerSynth {
         voice.framesToUpdate = 0
         v.pointee = voice
         (filterStates + 4 * (v - voices)).update(repeating: 0, count: 4)
+    }
+
+    /// A voice whose zone has modulators of its own: the zone's generators plus the modulators'
+    /// sums at note-on (every destination), then started as any other; the real-time parts are
+    /// kept for re-evaluation (SamplerSynth+Modulators.swift).
+    func startModulatedVoice(_ v: UnsafeMutablePointer<Voice>, zone original: PlayZone, zoneIndex: Int, channel: Int, key noteKey: Int,
+                             velocity noteVelocity: Int, view: InstrumentView) {
+        let key = original.keynum >= 0 ? Int(min(original.keynum, 127)) : noteKey
+        let velocity = original.velocity >= 0 ? Int(min(original.velocity, 127)) : noteVelocity
+        v.pointee.channel = channel; v.pointee.key = key; v.pointee.velocity = velocity
+        evaluateModulators(v, zone: original, view: view)
+        let s = modulatorSums
+        var zone = original
+        zone.modulatorCount = 0; zone.disabledDefaults = 0
+        zone.attenuation += s[48]
+        zone.pan += s[17]
+        zone.filterFc += s[8]; zone.filterQ += s[9]
+        zone.scaleTuning += s[56]
+        zone.tune += 100 * s[51] + s[52]
+        zone.modLfoToPitch += s[5]; zone.vibLfoToPitch += s[6]; zone.modEnvToPitch += s[7]
+        zone.modLfoToFilterFc += s[10]; zone.modEnvToFilterFc += s[11]; zone.modLfoToVolume += s[13]
+        zone.reverbSend += s[16]; zone.chorusSend += s[15]
+        zone.delayModLFO += s[21]; zone.freqModLFO += s[22]; zone.delayVibLFO += s[23]; zone.freqVibLFO += s[24]
+        zone.modEnv = (zone.modEnv.0 + s[25], zone.modEnv.1 + s[26], zone.modEnv.2 + s[27], zone.modEnv.3 + s[28],
+                       zone.modEnv.4 + s[29], zone.modEnv.5 + s[30], zone.modEnv.6 + s[31], zone.modEnv.7 + s[32])
+        zone.volEnv = (zone.volEnv.0 + s[33], zone.volEnv.1 + s[34], zone.volEnv.2 + s[35], zone.volEnv.3 + s[36],
+                       zone.volEnv.4 + s[37], zone.volEnv.5 + s[38], zone.volEnv.6 + s[39], zone.volEnv.7 + s[40])
+        let generation = v.pointee.modulatorGeneration
+        startVoice(v, zone: zone, zoneIndex: zoneIndex, channel: channel, key: noteKey, velocity: noteVelocity)
+        // (velocity → attenuation, default: off when the zone replaced it)
+        let velocityAttenuation = original.disabledDefaults & 1 != 0 ? 0 : SynthMath.concaveCentibels(UInt8(velocity))
+        v.pointee.velocityAttenuation = velocityAttenuation
+        v.pointee.attenuationStatic = zone.attenuation + velocityAttenuation
+        v.pointee.pitchBase = zone.scaleTuning * (Float(key) - zone.rootPitch / 100) + original.tune
+        v.pointee.zoneIndex = Int32(zoneIndex)
+        v.pointee.modulatorCount = original.modulatorCount
+        v.pointee.disabledDefaults = original.disabledDefaults
+        v.pointee.modulatorGeneration = generation
+        if original.modulatesFilter { v.pointee.filterEnabled = true }
     }
 
     var noteCounterValue: UInt64 { noteCounterForVoices }
@@ -77,7 +121,7 @@ extension SamplerSynth {
     /// The block's envelopes, LFOs, pitch, gains and filter.
     @inline(__always)
     func controlUpdate(_ v: UnsafeMutablePointer<Voice>) {
-        var targetL: Float = 0, targetR: Float = 0
+        var targetL: Float = 0, targetR: Float = 0, targetReverb: Float = 0, targetChorus: Float = 0
         if v.pointee.killing {
             v.pointee.finishing = true
         } else {
@@ -87,19 +131,30 @@ extension SamplerSynth {
             v.pointee.modLfo.step()
             v.pointee.vibLfo.step()
             let ch = channels + v.pointee.channel
+            if v.pointee.modulatorCount > 0 && v.pointee.modulatorGeneration != ch.pointee.generation { applyRealTimeModulators(v) }
+            // the channel's default modulators (some turned off by the zone's own: PlayModulator.swift)
+            var chAttenuation = ch.pointee.attenuation, chPan = ch.pointee.panOffset
+            var chBend = ch.pointee.bendCents, chVibrato = ch.pointee.vibratoExtra
+            if v.pointee.disabledDefaults != 0 {
+                let off = v.pointee.disabledDefaults
+                chAttenuation = (off & 1 << 4 != 0 ? 0 : ch.pointee.attenuationVolume) + (off & 1 << 6 != 0 ? 0 : ch.pointee.attenuationExpression)
+                chPan = off & 1 << 5 != 0 ? 0 : ch.pointee.panOffset
+                chBend = off & 1 << 9 != 0 ? 0 : ch.pointee.bendCents
+                chVibrato = (off & 1 << 2 != 0 ? 0 : ch.pointee.vibratoPressure) + (off & 1 << 3 != 0 ? 0 : ch.pointee.vibratoModulation)
+            }
             let modLfo = v.pointee.modLfo.value, vibLfo = v.pointee.vibLfo.value, modEnv = v.pointee.mod.value
-            let cents = v.pointee.pitchStatic + ch.pointee.bendCents + cycleTuningValue
-                + modLfo * v.pointee.modLfoToPitch + vibLfo * (v.pointee.vibLfoToPitch + ch.pointee.vibratoExtra)
+            let cents = v.pointee.pitchStatic + chBend + cycleTuningValue
+                + modLfo * v.pointee.modLfoToPitch + vibLfo * (v.pointee.vibLfoToPitch + chVibrato)
                 + modEnv * v.pointee.modEnvToPitch
             // (clamped: a hostile bank's tuning or sample rate must not make the position overflow)
             let ratio = max(1e-6, min(1_024, SynthMath.exp2(Double(max(-24_000, min(24_000, cents))) / 1_200) * v.pointee.rateRatio))
             v.pointee.incr = UInt64(ratio * 4_294_967_296)
             if !v.pointee.finishing && v.pointee.vol.stage > 0 {
-                let att = max(0, v.pointee.attenuationStatic + ch.pointee.attenuation - modLfo * v.pointee.modLfoToVolume)
+                let att = max(0, v.pointee.attenuationStatic + chAttenuation - modLfo * v.pointee.modLfoToVolume)
                 let x = v.pointee.vol.value
                 let amp = v.pointee.vol.stage == 1 ? x * SynthMath.amplitude(centibels: att)
                                                     : SynthMath.amplitude(centibels: att + 960 * (1 - x))
-                let pan = max(-500, min(500, v.pointee.pan + ch.pointee.panOffset))
+                let pan = max(-500, min(500, v.pointee.pan + chPan))
                 if pan != v.pointee.lastPan {
                     v.pointee.lastPan = pan
                     v.pointee.panLeft = Float(SynthMath.sin(Double(500 - pan) / 1_000 * Double.pi / 2))
@@ -109,9 +164,16 @@ extension SamplerSynth {
                 let g = amp * cycleGainValue * (v.pointee.filterEnabled ? 1 : v.pointee.filterGain)
                 targetL = g * cycleGainLeft * v.pointee.panLeft
                 targetR = g * cycleGainRight * v.pointee.panRight
+                // Effect sends (SoundFont 2.04 #15, #16, 0.1 % units, with CC91/CC93 × 200 as FluidSynth's
+                // default modulators give them): the mono voice, before pan, × the send, as FluidSynth feeds its effects.
+                let off = v.pointee.disabledDefaults
+                let reverb = v.pointee.reverbStatic + (off & 1 << 7 != 0 ? 0 : ch.pointee.reverbDepth)
+                let chorus = v.pointee.chorusStatic + (off & 1 << 8 != 0 ? 0 : ch.pointee.chorusDepth)
+                if reverb > 0 { targetReverb = g * min(1_000, reverb) / 1_000 }
+                if chorus > 0 { targetChorus = g * min(1_000, chorus) / 1_000 }
                 // Past the attack, a voice whose level is below the noise floor (−90 dB, FluidSynth's
                 // FLUID_NOISE_FLOOR; the sample's own peak taken as full scale) ends, as FluidSynth's do.
-                if v.pointee.vol.stage >= 3 && amp < 3e-5 { v.pointee.finishing = true; targetL = 0; targetR = 0 }
+                if v.pointee.vol.stage >= 3 && amp < 3e-5 { v.pointee.finishing = true; targetL = 0; targetR = 0; targetReverb = 0; targetChorus = 0 }
             }
             if v.pointee.filterEnabled {
                 let fc = v.pointee.fcStatic + modEnv * v.pointee.modEnvToFc + modLfo * v.pointee.modLfoToFc
@@ -138,12 +200,19 @@ extension SamplerSynth {
         v.pointee.targetR = targetR
         v.pointee.stepL = (targetL - v.pointee.ampL) / n
         v.pointee.stepR = (targetR - v.pointee.ampR) / n
+        v.pointee.ampReverb = v.pointee.targetReverb
+        v.pointee.ampChorus = v.pointee.targetChorus
+        v.pointee.targetReverb = targetReverb
+        v.pointee.targetChorus = targetChorus
+        v.pointee.stepReverb = (targetReverb - v.pointee.ampReverb) / n
+        v.pointee.stepChorus = (targetChorus - v.pointee.ampChorus) / n
         v.pointee.framesToUpdate = synthBlockFrames
     }
 
     /// Renders one voice for `frames` frames, adding into left/right.
     func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: UnsafePointer<Float>,
-                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ frames: Int) {
+                     _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
+                     _ reverbBus: UnsafeMutablePointer<Float>, _ chorusBus: UnsafeMutablePointer<Float>, _ frames: Int) {
         let k = kernels
         var done = 0
         while done < frames {
@@ -159,6 +228,11 @@ extension SamplerSynth {
             }
             VoiceKernels.mix(k, scratch, left + done, right + done, produced, v.pointee.ampL, v.pointee.stepL,
                           v.pointee.ampR, v.pointee.stepR, synthBlockFrames - v.pointee.framesToUpdate)
+            if v.pointee.ampReverb != 0 || v.pointee.stepReverb != 0 || v.pointee.ampChorus != 0 || v.pointee.stepChorus != 0 {
+                VoiceKernels.mix(k, scratch, reverbBus + done, chorusBus + done, produced, v.pointee.ampReverb, v.pointee.stepReverb,
+                                 v.pointee.ampChorus, v.pointee.stepChorus, synthBlockFrames - v.pointee.framesToUpdate)
+                sendsUsed = true
+            }
             v.pointee.framesToUpdate -= n
             done += n
             if produced < n { v.pointee.playing = false; return }

@@ -15,11 +15,22 @@
 // velocity → attenuation (960 cB, concave: 40·log10(127/v) dB), CC7
 // volume and CC11 expression → attenuation (960 cB concave each), CC10 → pan (±50 %), CC1
 // modulation wheel and channel pressure → vibrato LFO pitch depth (50 cents each), pitch wheel →
-// pitch (± the RPN 0 sensitivity, default 2 semitones). Velocity → filter cutoff is not applied:
-// FluidSynth 2.3 does not apply it either (measured; see startVoice). CC91/CC93 (reverb/chorus sends) are kept
-// but not rendered: the sampler has no built-in effects sends yet.
+// pitch (± the RPN 0 sensitivity, default 2 semitones). A bank's own modulators are evaluated per
+// voice (PlayModulator.swift, SamplerSynth+Modulators.swift). Velocity → filter cutoff is not applied:
+// FluidSynth 2.3 does not apply it either (measured; see startVoice). CC91/CC93 → reverb/chorus
+// send (200 × value / 128, in 0.1 %) add to the zone's send generators (#16, #15).
+//
+// Effects: each voice adds its mono signal (before pan) × its send into a reverb bus and a chorus
+// bus, as FluidSynth feeds its effects; after the voices, the buses go through one shared
+// ReverbProcessor (AVAudioUnitReverb's network at its default parameters: 100 % wet, 1 s decay
+// at 0 Hz) and a ChorusProcessor (FluidSynth's chorus defaults), added to the output. Rendering
+// runs in stretches of at most 512 frames (the buses' length). The effects run only from the
+// first stretch a voice sends anything until the reverb's tail time after the last such
+// stretch, so with every send at 0 they never run and the output is the dry voices alone.
 import Synchronization
 import CSamplerKernels
+import SoundBanks
+import AudioKernels
 
 /// The MIDI state of one channel.
 struct ChannelState {
@@ -33,8 +44,16 @@ struct ChannelState {
     var bendSemitones: UInt8 = 2, bendCentsPart: UInt8 = 0
     var pressure: UInt8 = 0
     var rpn = (msb: UInt8(127), lsb: UInt8(127))
+    /// Moves on every controller, bend and pressure change: voices with custom modulators
+    /// re-evaluate them when it differs from the value they last saw.
+    var generation: UInt32 = 0
     // derived
     var attenuation: Float = 0
+    /// The default modulators' parts, for voices whose zone turns some of them off.
+    var attenuationVolume: Float = 0, attenuationExpression: Float = 0
+    var vibratoModulation: Float = 0, vibratoPressure: Float = 0
+    /// CC91 (reverb) and CC93 (chorus) through FluidSynth's default modulators: 200 × value / 128, in 0.1 %.
+    var reverbDepth: Float = 0, chorusDepth: Float = 0
     var panOffset: Float = 0
     var bendCents: Float = 0
     var vibratoExtra: Float = 0
@@ -44,6 +63,11 @@ struct ChannelState {
         panOffset = 1_000 * (Float(controllers.pan) - 64) / 128
         bendCents = Float(pitchBend - 8_192) / 8_192 * (Float(bendSemitones) * 100 + Float(bendCentsPart))
         vibratoExtra = 50 * Float(controllers.modulation) / 127 + 50 * Float(pressure) / 127
+        attenuationVolume = SynthMath.concaveCentibels(controllers.volume)
+        attenuationExpression = SynthMath.concaveCentibels(controllers.expression)
+        vibratoModulation = 50 * Float(controllers.modulation) / 127
+        vibratoPressure = 50 * Float(pressure) / 127
+        generation &+= 1
     }
 }
 
@@ -52,6 +76,7 @@ struct ChannelState {
 struct InstrumentView {
     var samples: UnsafePointer<Float>
     var zones: UnsafePointer<PlayZone>
+    var modulators: UnsafePointer<PlayModulator>
     var presets: UnsafePointer<PresetEntry>
     var presetCount: Int
     var defaultPreset: Int
@@ -85,8 +110,29 @@ public final class SamplerSynth: @unchecked Sendable {
     let filterStates: UnsafeMutablePointer<Float>
     /// The voice loops for this CPU (CSamplerKernels: AVX2 + FMA or portable).
     let kernels: UnsafePointer<CSKKernels>
+    /// Every channel's 128 controller values (what custom modulators read), and poly pressure per key.
+    let controllerValues: UnsafeMutablePointer<UInt8>
+    let polyPressure: UnsafeMutablePointer<UInt8>
+    /// Per-voice modulator evaluation scratch: one sum per generator, then one link input per record.
+    let modulatorSums: UnsafeMutablePointer<Float>
+    /// FluidSynth's concave and convex curves, 128 points each (PlayModulator.swift).
+    let curves: UnsafeMutablePointer<Float>
+    /// The effect sends (see "Effects" in the design note): mono buses the voices add into,
+    /// the shared reverb and chorus, their stereo output, and how long they still ring.
+    let reverbBus: UnsafeMutablePointer<Float>, chorusBus: UnsafeMutablePointer<Float>
+    let effectOutput: UnsafeMutablePointer<Float>
+    /// The reverb's channel pointers: input (the reverb bus twice), then output (`effectOutput`'s halves).
+    let effectChannels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
+    let reverb: ReverbProcessor
+    let chorus: ChorusProcessor
+    /// The effects for the render thread (`reverb`/`chorus` keep them alive; a call through a
+    /// loaded reference would retain).
+    private let reverbRef: Unmanaged<ReverbProcessor>, chorusRef: Unmanaged<ChorusProcessor>
+    var sendsUsed = false
+    private var effectFramesLeft = 0
+    private let effectTailFrames: Int
     private var instrument: Unmanaged<SamplerInstrument>?
-    private var view: InstrumentView?
+    private(set) var view: InstrumentView?
     private var noteCounter: UInt64 = 0
     var noteCounterForVoices: UInt64 { noteCounter }
 
@@ -116,6 +162,28 @@ public final class SamplerSynth: @unchecked Sendable {
         kernels = csk_kernels()
         filterStates = .allocate(capacity: 4 * capacity)
         filterStates.initialize(repeating: 0, count: 4 * capacity)
+        controllerValues = .allocate(capacity: 16 * 128)
+        polyPressure = .allocate(capacity: 16 * 128)
+        polyPressure.initialize(repeating: 0, count: 16 * 128)
+        controllerValues.initialize(repeating: 0, count: 16 * 128)
+        for c in 0..<16 { resetControllerValues(controllerValues + 128 * c, all: true) }
+        modulatorSums = .allocate(capacity: SF2Generator.count + SF2Modulator.maximumPerVoice)
+        modulatorSums.initialize(repeating: 0, count: SF2Generator.count + SF2Modulator.maximumPerVoice)
+        curves = .allocate(capacity: 256)
+        SamplerSynth.fillCurves(curves)
+        reverbBus = .allocate(capacity: synthEffectFrames)
+        reverbBus.initialize(repeating: 0, count: synthEffectFrames)
+        chorusBus = .allocate(capacity: synthEffectFrames)
+        chorusBus.initialize(repeating: 0, count: synthEffectFrames)
+        effectOutput = .allocate(capacity: 2 * synthEffectFrames)
+        effectOutput.initialize(repeating: 0, count: 2 * synthEffectFrames)
+        effectChannels = .allocate(capacity: 4)
+        effectChannels.initialize(from: [reverbBus, reverbBus, effectOutput, effectOutput + synthEffectFrames], count: 4)
+        reverb = ReverbProcessor(sampleRate: sampleRate, channels: 2, maximumFrames: synthEffectFrames)
+        chorus = ChorusProcessor(sampleRate: sampleRate)
+        reverbRef = .passUnretained(reverb)
+        chorusRef = .passUnretained(chorus)
+        effectTailFrames = Int((reverb.tailTime + 0.1) * sampleRate)
     }
 
     deinit {
@@ -126,6 +194,14 @@ public final class SamplerSynth: @unchecked Sendable {
         channels.deallocate()
         scratch.deallocate()
         filterStates.deallocate()
+        controllerValues.deallocate()
+        polyPressure.deallocate()
+        modulatorSums.deallocate()
+        curves.deallocate()
+        reverbBus.deallocate()
+        chorusBus.deallocate()
+        effectOutput.deallocate()
+        effectChannels.deallocate()
     }
 
     // MARK: Control side
@@ -194,6 +270,8 @@ public final class SamplerSynth: @unchecked Sendable {
 
     private func resetChannels(defaultPreset: Int, presetCount: Int) {
         for c in 0..<16 {
+            resetControllerValues(controllerValues + 128 * c, all: true)
+            (polyPressure + 128 * c).update(repeating: 0, count: 128)
             channels[c] = ChannelState()
             channels[c].preset = defaultPreset >= 0 ? defaultPreset : (presetCount > 0 ? 0 : -1)
             channels[c].derive()
@@ -205,11 +283,34 @@ public final class SamplerSynth: @unchecked Sendable {
         guard frames > 0, let view else { return }
         let samples = view.samples
         let voices = self.voices
-        var i = 0
-        while i < capacity {
-            if voices[i].playing { renderVoice(voices + i, samples, left + offset, right + offset, frames) }
-            i += 1
+        // (in stretches of at most synthEffectFrames, the send buses' length; a voice renders the
+        // same samples however its frames are split)
+        var done = 0
+        while done < frames {
+            let n = min(synthEffectFrames, frames - done)
+            let l = left + offset + done, r = right + offset + done
+            sendsUsed = false
+            var i = 0
+            while i < capacity {
+                if voices[i].playing { renderVoice(voices + i, samples, l, r, reverbBus, chorusBus, n) }
+                i += 1
+            }
+            if sendsUsed { effectFramesLeft = effectTailFrames }
+            if effectFramesLeft > 0 { renderEffects(l, r, n) }
+            done += n
         }
+    }
+
+    /// Runs the reverb and chorus on the send buses and adds them to the output; empties the buses.
+    private func renderEffects(_ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>, _ n: Int) {
+        let outL = effectOutput, outR = effectOutput + synthEffectFrames
+        EffectCall.reverb(reverbRef, effectChannels, n)
+        var i = 0
+        while i < n { left[i] += outL[i]; right[i] += outR[i]; i += 1 }
+        EffectCall.chorus(chorusRef, chorusBus, left, right, n)
+        reverbBus.update(repeating: 0, count: n)
+        chorusBus.update(repeating: 0, count: n)
+        effectFramesLeft = max(0, effectFramesLeft - n)
     }
 
     /// One MIDI 1.0 channel message (2 or 3 bytes).
@@ -221,6 +322,7 @@ public final class SamplerSynth: @unchecked Sendable {
         case 0x80: noteOff(channel, Int(d1))
         case 0xB0: controlChange(channel, d1, d2)
         case 0xC0: programChange(channel, d1)
+        case 0xA0: polyPressure[128 * channel + Int(d1)] = d2; channels[channel].generation &+= 1
         case 0xD0: channels[channel].pressure = d1; channels[channel].derive()
         case 0xE0: channels[channel].pitchBend = Int(d1) | Int(d2) << 7; channels[channel].derive()
         default: break
@@ -256,10 +358,13 @@ public final class SamplerSynth: @unchecked Sendable {
     func controlChange(_ channel: Int, _ cc: UInt8, _ value: UInt8) {
         let voices = self.voices, capacity = self.capacity, channels = self.channels   // (locals: no retain of self in the conditions)
         _ = channels; _ = voices; _ = capacity
+        controllerValues[128 * channel + Int(cc)] = value
         switch cc {
         case 0: channels[channel].bankMSB = value; channels[channel].bankSelected = true
         case 32: channels[channel].bankLSB = value; channels[channel].bankSelected = true
         case 1: channels[channel].controllers.modulation = value
+        case 91: channels[channel].reverbDepth = 200 * Float(value) / 128
+        case 93: channels[channel].chorusDepth = 200 * Float(value) / 128
         case 7: channels[channel].controllers.volume = value
         case 10: channels[channel].controllers.pan = value
         case 11: channels[channel].controllers.expression = value
@@ -285,6 +390,8 @@ public final class SamplerSynth: @unchecked Sendable {
             channels[channel].controllers.volume = 100
             channels[channel].pitchBend = 8_192; channels[channel].pressure = 0; channels[channel].sustain = false
             channels[channel].rpn = (127, 127)
+            resetControllerValues(controllerValues + 128 * channel, all: false)
+            (polyPressure + 128 * channel).update(repeating: 0, count: 128)
         case 123:
             for i in 0..<capacity where voices[i].playing && voices[i].channel == channel && !voices[i].released { release(voices + i) }
         default: break
@@ -329,7 +436,7 @@ public final class SamplerSynth: @unchecked Sendable {
                     }
                 }
                 let slot = allocateVoice()
-                startVoice(voices + slot, zone: zone, channel: channel, key: key, velocity: velocity)
+                startVoice(voices + slot, zone: zone, zoneIndex: z - 1, channel: channel, key: key, velocity: velocity)
             }
         }
     }
@@ -390,5 +497,20 @@ private extension Unmanaged where Instance == SamplerInstrument {
     static func from(bits: UInt) -> Unmanaged<SamplerInstrument>? {
         guard bits != 0, let p = UnsafeRawPointer(bitPattern: bits) else { return nil }
         return Unmanaged.fromOpaque(p)
+    }
+}
+
+/// The effect processors' render calls. The compiler's check cannot follow a call into another
+/// module's class through an unretained reference; both are proved `@_noLocks` where they are
+/// defined (AudioKernels' EffectsRealTimeSafety.reverb and .chorus).
+enum EffectCall {
+    @_semantics("no_performance_analysis") @inline(never)
+    static func reverb(_ p: Unmanaged<ReverbProcessor>, _ channels: UnsafeMutablePointer<UnsafeMutablePointer<Float>>, _ n: Int) {
+        p._withUnsafeGuaranteedRef { $0.process(input: channels, output: channels + 2, channels: 2, frames: n) }
+    }
+    @_semantics("no_performance_analysis") @inline(never)
+    static func chorus(_ p: Unmanaged<ChorusProcessor>, _ x: UnsafePointer<Float>, _ l: UnsafeMutablePointer<Float>,
+                       _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        p._withUnsafeGuaranteedRef { $0.process(input: x, left: l, right: r, frames: n) }
     }
 }

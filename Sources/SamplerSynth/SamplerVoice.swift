@@ -48,6 +48,21 @@ struct Voice {
     var modLfoToPitch: Float = 0, vibLfoToPitch: Float = 0, modEnvToPitch: Float = 0
     var modLfoToFc: Float = 0, modEnvToFc: Float = 0, modLfoToVolume: Float = 0
 
+    // custom modulators (PlayModulator.swift): the zone (its list), the defaults it turns off,
+    // the channel generation last evaluated, and the note-on parts the re-evaluation builds on
+    var zoneIndex: Int32 = 0
+    var modulatorCount: Int32 = 0
+    var disabledDefaults: UInt16 = 0
+    var modulatorGeneration: UInt32 = 0
+    var velocityAttenuation: Float = 0
+    /// The zone's reverb and chorus sends with their modulators (0.1 % units; the channel's CC91/CC93 added per block).
+    var reverbStatic: Float = 0, chorusStatic: Float = 0
+    /// Send gains (mono, before pan) at the block's first frame, their steps and targets.
+    var ampReverb: Float = 0, stepReverb: Float = 0, targetReverb: Float = 0
+    var ampChorus: Float = 0, stepChorus: Float = 0, targetChorus: Float = 0
+    /// scaleTuning·(key − root) + tune with the note-on scale-tuning modulation, without coarse/fine modulation.
+    var pitchBase: Float = 0
+
     // envelopes: stage 0 delay, 1 attack, 2 hold, 3 decay, 4 sustain, 5 release, 6 finished
     var vol = Envelope(), mod = Envelope()
     var modLfo = LFO(), vibLfo = LFO()

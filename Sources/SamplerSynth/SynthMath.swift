@@ -14,6 +14,8 @@ import CSamplerKernels
 
 /// Frames per control block (envelopes, LFOs, pitch and gains are updated once per block).
 let synthBlockFrames = 64
+/// Frames of the effect send buses (the synth renders in stretches of at most this many).
+let synthEffectFrames = 512
 /// Spare voice slots for voices fading out after a steal (so the new note needs no wait).
 let synthFadeSlots = 64
 

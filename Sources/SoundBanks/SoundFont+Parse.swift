@@ -139,14 +139,13 @@ private struct SF2Reader {
         }
         let (phdr, presetCount) = try records("phdr", size: 38, minimum: 2 - 1)
         let (pbag, pbagCount) = try records("pbag", size: 4, minimum: 1)
-        let (pmod, _) = try records("pmod", size: 10, minimum: 0)
+        let (pmod, pmodCount) = try records("pmod", size: 10, minimum: 0)
         let (pgen, pgenCount) = try records("pgen", size: 4, minimum: 0)
         let (inst, instCount) = try records("inst", size: 22, minimum: 1)
         let (ibag, ibagCount) = try records("ibag", size: 4, minimum: 1)
-        let (imod, _) = try records("imod", size: 10, minimum: 0)
+        let (imod, imodCount) = try records("imod", size: 10, minimum: 0)
         let (igen, igenCount) = try records("igen", size: 4, minimum: 0)
         let (shdr, shdrCount) = try records("shdr", size: 46, minimum: 1)
-        _ = pmod; _ = imod   // custom modulators: validated by size only (see README: not applied yet)
 
         // Sample headers (the last is the terminal "EOS" record).
         var headers: [SF2Sample] = []
@@ -175,6 +174,21 @@ private struct SF2Reader {
         }
         try checkBags(pbag, pbagCount, generators: pgenCount, genID: "pgen")
         try checkBags(ibag, ibagCount, generators: igenCount, genID: "igen")
+        /// A bag's modulator records (`pmod`/`imod` from this bag's index to the next's), checked
+        /// (SoundFont+Modulators.swift). Indices out of order or past the list give no records:
+        /// FluidSynth reads such a bank too, and the modulators are the part it can do without.
+        func modulators(_ bag: Chunk, _ b: Int, _ mod: Chunk, _ modCount: Int) -> [SF2Modulator] {
+            let bo = bag.data.lowerBound + 4 * b
+            let m0 = Int(u16(bo + 2)), m1 = min(Int(u16(bo + 6)), modCount)
+            guard m0 < m1 else { return [] }
+            var raw: [SF2Modulator] = []
+            raw.reserveCapacity(m1 - m0)
+            for i in m0..<m1 {
+                let o = mod.data.lowerBound + 10 * i
+                raw.append(SF2Modulator(source: u16(o), destination: u16(o + 2), amount: i16(o + 4), amountSource: u16(o + 6), transform: u16(o + 8)))
+            }
+            return SF2Modulator.checkedZoneList(raw)
+        }
 
         /// One zone's generators: (values set, key range, vel range, terminal index or nil).
         struct Zone {
@@ -182,6 +196,7 @@ private struct SF2Reader {
             var keys: ClosedRange<Int> = 0...127
             var vels: ClosedRange<Int> = 0...127
             var terminal: Int?
+            var modulators: [SF2Modulator] = []
         }
         func zone(_ gen: Chunk, from: Int, to: Int, terminalID: Int) -> Zone {
             var z = Zone()
@@ -207,7 +222,7 @@ private struct SF2Reader {
         }
         /// The zones of record `index` of a header list (bag range from this header to the next).
         func zones(headerChunk: Chunk, headerSize: Int, bagOffset: Int, index: Int, bag: Chunk, bagCount: Int,
-                   gen: Chunk, genCount: Int, terminalID: Int) throws -> (global: Zone?, locals: [Zone]) {
+                   gen: Chunk, genCount: Int, terminalID: Int, mod: Chunk, modCount: Int) throws -> (global: Zone?, locals: [Zone]) {
             let o = headerChunk.data.lowerBound + headerSize * index
             let first = Int(u16(o + bagOffset)), next = Int(u16(o + headerSize + bagOffset))
             guard first <= next, next <= bagCount - 1 else {
@@ -218,7 +233,8 @@ private struct SF2Reader {
             for b in first..<next {
                 let bo = bag.data.lowerBound + 4 * b
                 let g0 = Int(u16(bo)), g1 = Int(u16(bo + 4))
-                let z = zone(gen, from: g0, to: min(g1, genCount), terminalID: terminalID)
+                var z = zone(gen, from: g0, to: min(g1, genCount), terminalID: terminalID)
+                z.modulators = modulators(bag, b, mod, modCount)
                 if z.terminal == nil {
                     if b == first { global = z }
                 } else {
@@ -229,12 +245,13 @@ private struct SF2Reader {
         }
 
         // Instruments, resolved once: absolute values per zone (global then local).
-        struct ResolvedZone { var values: [Int32]; var keys: ClosedRange<Int>; var vels: ClosedRange<Int>; var sample: Int }
+        struct ResolvedZone { var values: [Int32]; var keys: ClosedRange<Int>; var vels: ClosedRange<Int>; var sample: Int; var modulators: [SF2Modulator] }
         var instruments: [[ResolvedZone]] = []
         instruments.reserveCapacity(instCount - 1)
         for i in 0..<(instCount - 1) {
             let (global, locals) = try zones(headerChunk: inst, headerSize: 22, bagOffset: 20, index: i, bag: ibag, bagCount: ibagCount,
-                                             gen: igen, genCount: igenCount, terminalID: SF2Generator.sampleID)
+                                             gen: igen, genCount: igenCount, terminalID: SF2Generator.sampleID,
+                                             mod: imod, modCount: imodCount)
             var resolved: [ResolvedZone] = []
             for z in locals {
                 guard let s = z.terminal, s < headers.count else { continue }
@@ -251,7 +268,8 @@ private struct SF2Reader {
                 for g in 0..<SF2Generator.count { if let v = z.set[g] { values[g] = v } }
                 if z.keys != 0...127 || global == nil { keys = z.keys }
                 if z.vels != 0...127 || global == nil { vels = z.vels }
-                resolved.append(ResolvedZone(values: values, keys: keys, vels: vels, sample: s))
+                let mods = SF2Modulator.zoneList(global: global?.modulators ?? [], local: z.modulators)
+                resolved.append(ResolvedZone(values: values, keys: keys, vels: vels, sample: s, modulators: mods))
             }
             instruments.append(resolved)
         }
@@ -260,10 +278,14 @@ private struct SF2Reader {
         var presets: [SF2Preset] = []
         var regions: [SF2Region] = []
         var generators: [Int32] = []
+        var modulatorLists: [SF2Modulator] = []
+        /// Regions with equal lists share one stored copy (most banks have none of their own).
+        var listCache: [[SF2Modulator]: Range<Int>] = [:]
         for p in 0..<(presetCount - 1) {
             let o = phdr.data.lowerBound + 38 * p
             let (global, locals) = try zones(headerChunk: phdr, headerSize: 38, bagOffset: 24, index: p, bag: pbag, bagCount: pbagCount,
-                                             gen: pgen, genCount: pgenCount, terminalID: SF2Generator.instrument)
+                                             gen: pgen, genCount: pgenCount, terminalID: SF2Generator.instrument,
+                                             mod: pmod, modCount: pmodCount)
             let first = regions.count
             for z in locals {
                 guard let instrument = z.terminal, instrument < instruments.count else { continue }
@@ -276,6 +298,7 @@ private struct SF2Reader {
                 for g in 0..<SF2Generator.count { if let v = z.set[g] { add[g] = v } }
                 if z.keys != 0...127 || global == nil { keys = z.keys }
                 if z.vels != 0...127 || global == nil { vels = z.vels }
+                let presetMods = SF2Modulator.zoneList(global: global?.modulators ?? [], local: z.modulators)
                 for iz in instruments[instrument] {
                     let k = max(keys.lowerBound, iz.keys.lowerBound)...max(min(keys.upperBound, iz.keys.upperBound), max(keys.lowerBound, iz.keys.lowerBound))
                     let v = max(vels.lowerBound, iz.vels.lowerBound)...max(min(vels.upperBound, iz.vels.upperBound), max(vels.lowerBound, iz.vels.lowerBound))
@@ -287,9 +310,16 @@ private struct SF2Reader {
                     for g in 0..<SF2Generator.count {
                         generators.append(SF2Generator.allowedInPreset(g) ? iz.values[g] &+ add[g] : iz.values[g])
                     }
+                    let list = SF2Modulator.voiceList(instrument: iz.modulators, preset: presetMods)
+                    let range: Range<Int>
+                    if let cached = listCache[list] { range = cached } else {
+                        range = modulatorLists.count..<(modulatorLists.count + list.count)
+                        modulatorLists += list
+                        listCache[list] = range
+                    }
                     regions.append(SF2Region(keyLow: UInt8(k.lowerBound), keyHigh: UInt8(k.upperBound),
                                              velLow: UInt8(v.lowerBound), velHigh: UInt8(v.upperBound),
-                                             sampleIndex: iz.sample, generatorBase: base))
+                                             sampleIndex: iz.sample, generatorBase: base, modulators: range))
                 }
             }
             presets.append(SF2Preset(name: name(o, 20), bank: Int(u16(o + 22)), program: Int(u16(o + 20)),
@@ -298,6 +328,7 @@ private struct SF2Reader {
         font.presets = presets
         font.regions = regions
         font.generators = generators
+        font.modulators = modulatorLists
         return font
     }
 }

@@ -67,6 +67,9 @@ public struct SF2Region: Sendable {
     public var sampleIndex: Int
     /// Final generator values, `SF2Generator.count` of them at `SoundFont.generators[generatorBase...]`.
     public var generatorBase: Int
+    /// The voice's modulator list (§9.5: the defaults, replaced or extended by the instrument's
+    /// global and local zones, then the preset's zones added), `SoundFont.modulators[modulators]`.
+    public var modulators: Range<Int> = 0..<0
 }
 
 /// One preset: its bank and program, and its regions (`SoundFont.regions[firstRegion ..< firstRegion + regionCount]`).
@@ -98,6 +101,8 @@ public final class SoundFont: @unchecked Sendable {
     public internal(set) var regions: [SF2Region] = []
     /// Resolved generator values, `SF2Generator.count` per region.
     public internal(set) var generators: [Int32] = []
+    /// Resolved modulator lists, one range per region (`SF2Region.modulators`).
+    public internal(set) var modulators: [SF2Modulator] = []
     /// Whether the pool carried 24-bit data (`sm24`).
     public internal(set) var has24BitSamples = false
 
@@ -115,4 +120,54 @@ public final class SoundFont: @unchecked Sendable {
     public func preset(bank: Int, program: Int) -> SF2Preset? {
         presets.first { $0.bank == bank && $0.program == program }
     }
+}
+
+/// One modulator record (`pmod`/`imod`, SoundFont 2.04 §7.4, §7.8, §8.2–8.3): a source and an
+/// amount source (16-bit operators: bits 0–6 the index, bit 7 the MIDI-CC flag, bit 8 the
+/// direction D, bit 9 the polarity P, bits 10–15 the curve type), a destination (a generator
+/// number, or with bit 15 set the index of another modulator in the same zone whose source is a
+/// link, §8.2.2), an amount and a transform (0 linear, 2 absolute value, §8.3).
+public struct SF2Modulator: Hashable, Sendable {
+    public var source: UInt16
+    public var destination: UInt16
+    public var amount: Int16
+    public var amountSource: UInt16
+    public var transform: UInt16
+
+    public init(source: UInt16, destination: UInt16, amount: Int16, amountSource: UInt16, transform: UInt16) {
+        self.source = source; self.destination = destination; self.amount = amount
+        self.amountSource = amountSource; self.transform = transform
+    }
+
+    /// §9.5.1: two modulators are identical when source, destination, amount source and
+    /// transform match (the amount may differ).
+    public func isIdentical(to other: SF2Modulator) -> Bool {
+        source == other.source && destination == other.destination && amountSource == other.amountSource && transform == other.transform
+    }
+
+    /// Whether the destination is another modulator (bit 15), and which.
+    public var linkTarget: Int? { destination & 0x8000 != 0 ? Int(destination & 0x7FFF) : nil }
+    /// Whether the source is a link (general controller 127): another modulator's output.
+    public var sourceIsLink: Bool { source & 0xFF == 127 }
+
+    /// The source operator's parts.
+    public static func index(_ op: UInt16) -> Int { Int(op & 0x7F) }
+    public static func isCC(_ op: UInt16) -> Bool { op & 0x80 != 0 }
+    public static func curve(_ op: UInt16) -> Int { Int(op >> 10) }
+
+    /// The ten default modulators of §8.4 in FluidSynth's order (§8.4.1–8.4.10; 8.4.2, velocity →
+    /// filter cutoff, in the form SoundFont 2.01 banks write it to switch it off, as FluidSynth
+    /// defines it). The voice engine applies these itself; the list is for the identity rule.
+    public static let defaults: [SF2Modulator] = [
+        SF2Modulator(source: 0x0502, destination: 48, amount: 960, amountSource: 0, transform: 0),     // velocity → attenuation (concave, negative)
+        SF2Modulator(source: 0x0102, destination: 8, amount: -2400, amountSource: 0x0C02, transform: 0), // velocity → filter cutoff
+        SF2Modulator(source: 0x000D, destination: 6, amount: 50, amountSource: 0, transform: 0),       // channel pressure → vibrato LFO pitch depth
+        SF2Modulator(source: 0x0081, destination: 6, amount: 50, amountSource: 0, transform: 0),       // CC1 → vibrato LFO pitch depth
+        SF2Modulator(source: 0x0587, destination: 48, amount: 960, amountSource: 0, transform: 0),     // CC7 → attenuation
+        SF2Modulator(source: 0x028A, destination: 17, amount: 500, amountSource: 0, transform: 0),     // CC10 → pan (FluidSynth's 500: full left to full right)
+        SF2Modulator(source: 0x058B, destination: 48, amount: 960, amountSource: 0, transform: 0),     // CC11 → attenuation
+        SF2Modulator(source: 0x00DB, destination: 16, amount: 200, amountSource: 0, transform: 0),     // CC91 → reverb send
+        SF2Modulator(source: 0x00DD, destination: 15, amount: 200, amountSource: 0, transform: 0),     // CC93 → chorus send
+        SF2Modulator(source: 0x020E, destination: 52, amount: 12_700, amountSource: 0x0010, transform: 0), // pitch wheel → fine tune (× sensitivity)
+    ]
 }

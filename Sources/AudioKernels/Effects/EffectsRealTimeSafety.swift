@@ -19,6 +19,12 @@ enum EffectsRealTimeSafety {
     }
 
     @_noLocks
+    static func chorus(_ p: ChorusProcessor, _ x: UnsafePointer<Float>, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>, _ n: Int) {
+        p.process(input: x, left: l, right: r, frames: n)
+        p.reset()
+    }
+
+    @_noLocks
     static func distortion(_ p: DistortionProcessor, _ i: In, _ o: Out, _ channels: Int, _ n: Int) {
         p.setParameter(DistortionProcessor.ringModFreq1, 300, rampFrames: n)
         p.setParameter(DistortionProcessor.highCut, 5_000, rampFrames: n)

@@ -11,6 +11,9 @@ struct SoundFontBuilder {
     /// Instrument-zone generators (before sampleID), preset-zone generators (before instrument).
     var instrumentGenerators: [(UInt16, Int16)] = []
     var presetGenerators: [(UInt16, Int16)] = []
+    /// Instrument-zone and preset-zone modulator records (`imod`/`pmod`, SoundFont 2.04 §7.8/§7.4).
+    var instrumentModulators: [Mod] = []
+    var presetModulators: [Mod] = []
     var bank: UInt16 = 0, program: UInt16 = 0
     var version: (UInt16, UInt16) = (2, 1)
     /// The low bytes of 24-bit samples (an `sm24` chunk; the bank's version must be 2.04).
@@ -43,14 +46,14 @@ struct SoundFontBuilder {
         let sdta = list("sdta", sdtaChunks)
         let phdr = name("Preset", 20) + le16(program) + le16(bank) + le16(0) + le32(0) + le32(0) + le32(0)
             + name("EOP", 20) + le16(0) + le16(0) + le16(1) + le32(0) + le32(0) + le32(0)
-        let pbag = le16(0) + le16(0) + le16(UInt16(presetGenerators.count + 1)) + le16(0)
-        let pmod = [UInt8](repeating: 0, count: 10)
+        let pbag = le16(0) + le16(0) + le16(UInt16(presetGenerators.count + 1)) + le16(UInt16(presetModulators.count))
+        let pmod = presetModulators.flatMap { $0.bytes } + [UInt8](repeating: 0, count: 10)
         var pgen: [UInt8] = []
         for (op, v) in presetGenerators { pgen += le16(op) + le16(UInt16(bitPattern: v)) }
         pgen += le16(41) + le16(0) + le32(0)
         let inst = name("Instrument", 20) + le16(0) + name("EOI", 20) + le16(1)
-        let ibag = le16(0) + le16(0) + le16(UInt16(instrumentGenerators.count + 1)) + le16(0)
-        let imod = [UInt8](repeating: 0, count: 10)
+        let ibag = le16(0) + le16(0) + le16(UInt16(instrumentGenerators.count + 1)) + le16(UInt16(instrumentModulators.count))
+        let imod = instrumentModulators.flatMap { $0.bytes } + [UInt8](repeating: 0, count: 10)
         var igen: [UInt8] = []
         for (op, v) in instrumentGenerators { igen += le16(op) + le16(UInt16(bitPattern: v)) }
         igen += le16(53) + le16(0) + le32(0)
@@ -71,9 +74,21 @@ struct SoundFontBuilder {
     }
 }
 
+/// One modulator record: source and amount-source operators, destination, amount, transform.
+struct Mod {
+    var source: UInt16, destination: UInt16, amount: Int16, amountSource: UInt16 = 0, transform: UInt16 = 0
+    var bytes: [UInt8] {
+        [source, destination, UInt16(bitPattern: amount), amountSource, transform].flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    }
+    /// A source operator (§8.2): index, CC flag, direction (negative), polarity (bipolar), curve (0 linear, 1 concave, 2 convex, 3 switch).
+    static func src(_ index: UInt16, cc: Bool = false, negative: Bool = false, bipolar: Bool = false, curve: UInt16 = 0) -> UInt16 {
+        index | (cc ? 0x80 : 0) | (negative ? 0x100 : 0) | (bipolar ? 0x200 : 0) | curve << 10
+    }
+}
+
 // Generator numbers used by the tests (SoundFont 2.04 §8.1.2).
 enum Gen {
-    static let initialFilterFc: UInt16 = 8, initialFilterQ: UInt16 = 9, pan: UInt16 = 17
+    static let initialFilterFc: UInt16 = 8, initialFilterQ: UInt16 = 9, pan: UInt16 = 17, vibLfoToPitch: UInt16 = 6, freqVibLFO: UInt16 = 24
     static let attackVolEnv: UInt16 = 34, holdVolEnv: UInt16 = 35, decayVolEnv: UInt16 = 36, sustainVolEnv: UInt16 = 37, releaseVolEnv: UInt16 = 38
     static let initialAttenuation: UInt16 = 48, coarseTune: UInt16 = 51, fineTune: UInt16 = 52
     static let sampleModes: UInt16 = 54, scaleTuning: UInt16 = 56, exclusiveClass: UInt16 = 57, overridingRootKey: UInt16 = 58

@@ -1,7 +1,8 @@
 // AVAudioUnitSampler.loadInstrument(at:) on the bytes as a SoundFont bank, then a few cycles of
 // notes through the unit's own render block: the parser (chunk walk, pdta records, zone
-// resolution, the region cap) and the voice engine on whatever zones the bank describes (loop
-// points, tunings, envelope times, filter settings at their extremes).
+// resolution, the region cap, the modulator records: their checks, links and the identity rule)
+// and the voice engine on whatever zones the bank describes (loop points, tunings, envelope
+// times, filter settings at their extremes, custom modulators at note-on and on controller changes).
 //
 // Checks beyond "no crash, no hang, no leak, no huge allocation": a load either succeeds or throws
 // a readable AVFAudio error; rendering returns noErr and finite samples.
@@ -37,7 +38,9 @@ func loadSoundFont(_ bytes: [UInt8]) {
     var stamp = AudioTimeStamp()
     stamp.mFlags = .sampleTimeValid
     // notes across the keyboard and velocities, a bend and a release, then render
-    let notes: [[UInt8]] = [[0x90, 60, 100], [0x90, 36, 127], [0x91, 84, 20], [0xE0, 0, 0x7F], [0xB0, 1, 127], [0x99, 42, 90]]
+    // (controllers, pressure and poly pressure after the notes: custom modulators re-evaluate on them)
+    let notes: [[UInt8]] = [[0x90, 60, 100], [0x90, 36, 127], [0x91, 84, 20], [0xE0, 0, 0x7F], [0xB0, 1, 127], [0x99, 42, 90],
+                            [0xB0, 74, 3], [0xD0, 90], [0xA0, 60, 70]]
     for (i, n) in notes.enumerated() { n.withUnsafeBufferPointer { schedule(AUEventSampleTime(i * 37), 0, n.count, $0.baseAddress!) } }
     for cycle in 0..<6 {
         if cycle == 3 { [UInt8](arrayLiteral: 0x80, 60, 0).withUnsafeBufferPointer { schedule(AUEventSampleTime(cycle * 512 + 5), 0, 3, $0.baseAddress!) } }
