@@ -22,7 +22,7 @@ struct AvaudioPlayRecordToolTests {
         #expect(run.stderr.contains("dB") && run.stderr.contains("#"), "no meter lines: \(run.stderr.suffix(300))")
     }
 
-    @Test("avaudio record --duration 0.5 --rate 44100 --channels 1 --bits 24 writes exactly 22 050 frames of 24-bit mono")
+    @Test("avaudio record --duration 0.5 --rate 44100 --channels 1 --bits 24 writes exactly 22 050 frames of 24-bit mono; .m4a records Apple Lossless, .mp3 is refused by name")
     func record() throws {
         let dir = try PlayerTestFiles.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -34,7 +34,14 @@ struct AvaudioPlayRecordToolTests {
         #expect(file.fileFormat.sampleRate == 44_100 && file.fileFormat.channelCount == 1)
         #expect(file.fileFormat.streamDescription.pointee.mBitsPerChannel == 24)
         #expect(run.stdout.contains("22050 frames"), "\(run.stdout)")
-        let refused = try AvaudioTool.run(["record", dir.appendingPathComponent("take.m4a").path, "--device", "null", "--duration", "0.1"])
+        // .m4a records Apple Lossless now; .mp3 waits for the lossy codecs and is refused by name.
+        let lossless = dir.appendingPathComponent("take.m4a")
+        let m4a = try AvaudioTool.run(["record", lossless.path, "--device", "null", "--duration", "0.1", "--rate", "44100", "--no-meter"])
+        #expect(m4a.status == 0, "\(m4a.stderr)")
+        let m4aFile = try AVAudioFile(forReading: lossless)
+        #expect(m4aFile.fileFormat.streamDescription.pointee.mFormatID == kAudioFormatAppleLossless)
+        #expect(m4aFile.length == 4_410)
+        let refused = try AvaudioTool.run(["record", dir.appendingPathComponent("take.mp3").path, "--device", "null", "--duration", "0.1"])
         #expect(refused.status != 0)
         #expect(refused.stderr.contains("not supported yet"), "\(refused.stderr)")
     }
