@@ -72,6 +72,11 @@ extension AVAudioSession {
         public static let displayPort = Port(rawValue: "DisplayPort")
         public static let AVB = Port(rawValue: "AVB")
         public static let thunderbolt = Port(rawValue: "Thunderbolt")
+        /// iOS 27: output to a media device vended by a user-installed system extension (Apple's
+        /// MediaDevice framework). Apple's header declares the constant without its string, which
+        /// no public source gives, so this string is ours: compare ports with the constant, never
+        /// with a literal. Linux has no such extensions: no route here ever reports this port.
+        public static let mediaDeviceExtension = Port(rawValue: "MediaDeviceExtension")
     }
 
     /// Where a data source sits on the device.

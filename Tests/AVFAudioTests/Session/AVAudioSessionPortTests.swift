@@ -104,6 +104,14 @@ extension AVAudioSessionTests {
         #expect(AVAudioSession.CategoryOptions.farFieldInput.rawValue == 0x4_0000 && AVAudioSession.CategoryOptions.bluetoothHighQualityRecording.rawValue == 0x8_0000)
         #expect(AVAudioSession.Mode.shortFormVideo.rawValue == "AVAudioSessionModeShortFormVideo" && AVAudioSession.Mode.dualRoute.rawValue == "AVAudioSessionModeDualRoute")
         #expect(AVAudioSession.availableInputsChangeNotification.rawValue == "AVAudioSessionAvailableInputsChangeNotification")
+        // iOS 27's mediaDeviceExtension: its string is not public (ours is our own), so check only
+        // that it is a port of its own that no Linux route reports.
+        let known: [AVAudioSession.Port] = [.lineIn, .builtInMic, .headsetMic, .continuityMicrophone, .lineOut, .headphones,
+                                            .bluetoothA2DP, .builtInReceiver, .builtInSpeaker, .HDMI, .airPlay, .bluetoothLE,
+                                            .bluetoothHFP, .usbAudio, .carAudio, .virtual, .PCI, .fireWire, .displayPort, .AVB, .thunderbolt]
+        #expect(!known.contains(.mediaDeviceExtension))
+        let route = AVAudioSession.sharedInstance().currentRoute
+        #expect(!(route.outputs + route.inputs).contains { $0.portType == .mediaDeviceExtension })
     }
 
     @Test("The header's rules for the dualRoute mode and farFieldInput (paramErr otherwise); the microphone-injection preference kept, injection unavailable")
