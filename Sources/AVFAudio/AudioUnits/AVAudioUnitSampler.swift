@@ -84,24 +84,34 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         }
     }
 
-    /// Loads audio files as an instrument. One file plays across the whole keyboard with its
-    /// original pitch on middle C (key 60); several files are laid out on consecutive keys from
-    /// middle C, each sounding at its original pitch on its own key. (Apple reads a root key from
-    /// the file's instrument metadata when present; this reader does not yet, and Apple does not
-    /// document the layout without metadata: the consecutive-keys layout is our inference.)
+    /// Loads audio files as an instrument, each file in its own zone, placed from the file's own
+    /// instrument metadata as Apple documents ("uses any information in the audio file for its
+    /// placement in the instrument. For example, the root key and key range"): WAV's `smpl`,
+    /// AIFF's `INST` (with its `MARK` loop markers) and CAF's `inst` chunk give the root key
+    /// (with WAV's pitch fraction, AIFF's detune), AIFF and CAF the key and velocity ranges, WAV
+    /// and AIFF a sustain loop, played while the key is held (then the sample plays on through
+    /// its release). Gain and CAF's `regn` loops are not read yet.
+    ///
+    /// Without metadata, one file plays across the whole keyboard with its original pitch on
+    /// middle C (key 60), and several files are laid out on consecutive keys from middle C, each
+    /// at its original pitch on its own key. Files that name a root key but no key range share the
+    /// keyboard: each plays from halfway to the next lower file's root key to halfway to the next
+    /// higher one's (the lowest down to key 0, the highest up to 127). Apple does not document
+    /// either layout: both are our choice, the second the usual way samplers map multisamples.
     open func loadAudioFiles(at audioFiles: [URL]) throws {
         guard !audioFiles.isEmpty else {
             throw avfaudioError(kAudioUnitErr_InvalidPropertyValue, "loadAudioFiles(at:) needs at least one file")
         }
         var samples: [Float] = []
         var zones: [PlayZone] = []
+        var infos: [AudioFileInstrumentInfo?] = []
         for (i, url) in audioFiles.enumerated() {
             let file = try AVAudioFile(forReading: url)
             let frames = AVAudioFrameCount(file.length)
-            guard frames > 0, let format = AVAudioFormat(standardFormatWithSampleRate: file.processingFormat.sampleRate, channels: 1),
-                  let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: frames) else { continue }
+            guard frames > 0, let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: frames) else { continue }
             try file.read(into: buffer)
-            _ = format
+            // (metadata is optional: a file whose instrument chunk cannot be read plays without it)
+            let info = try? readAudioFileInstrumentInfo(path: url.path, frames: file.length)
             let n = Int(buffer.frameLength)
             let channels = Int(buffer.format.channelCount)
             var z = PlayZone()
@@ -114,13 +124,35 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
             }
             z.end = samples.count
             z.loopStart = z.start; z.loopEnd = z.end; z.loopMode = 0
+            if let loop = info?.sustainLoop, loop.upperBound <= Int64(n), loop.count >= 2 {
+                z.loopStart = z.start + Int(loop.lowerBound); z.loopEnd = z.start + Int(loop.upperBound)
+                z.loopMode = 3
+            }
             samples += [Float](repeating: 0, count: 64)
             z.sampleRate = file.processingFormat.sampleRate
             let key = audioFiles.count == 1 ? 60 : min(127, 60 + i)
             z.rootPitch = Float(key * 100)
             if audioFiles.count > 1 { z.keyLow = UInt8(key); z.keyHigh = UInt8(key) }
+            if let info {
+                z.rootPitch = Float(info.rootKey * 100)
+                if let keys = info.keyRange { z.keyLow = keys.lowerBound; z.keyHigh = keys.upperBound }
+                if let velocities = info.velocityRange { z.velLow = velocities.lowerBound; z.velHigh = velocities.upperBound }
+            }
             z.volEnv = (-12_000, -12_000, -12_000, -12_000, 0, SamplerInstrument.timecents(0.1), 0, 0)
             zones.append(z)
+            infos.append(info)
+        }
+        // Files with a root key and no key range share the keyboard between their root keys.
+        let shared = zones.indices.filter { audioFiles.count > 1 && infos[$0] != nil && infos[$0]!.keyRange == nil }
+            .sorted { zones[$0].rootPitch < zones[$1].rootPitch }
+        for (k, index) in shared.enumerated() {
+            let root = Double(zones[index].rootPitch) / 100
+            let below = k > 0 ? Double(zones[shared[k - 1]].rootPitch) / 100 : nil
+            let above = k + 1 < shared.count ? Double(zones[shared[k + 1]].rootPitch) / 100 : nil
+            let low = below.map { Int((($0 + root) / 2).rounded(.down)) + 1 } ?? 0
+            let high = above.map { Int(((root + $0) / 2).rounded(.down)) } ?? 127
+            zones[index].keyLow = UInt8(max(0, min(127, low)))
+            zones[index].keyHigh = UInt8(max(Int(zones[index].keyLow), min(127, high)))
         }
         samples += [Float](repeating: 0, count: 64)
         samplerUnit.setInstrument(SamplerInstrument(samples: samples, zones: zones,

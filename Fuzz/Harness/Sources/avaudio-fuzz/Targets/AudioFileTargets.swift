@@ -18,9 +18,9 @@ import Glibc
 #endif
 
 extension FuzzTarget {
-    static let wav = FuzzTarget(name: "wav", structure: .riff) { readAudioFile($0, fileExtension: "wav") }
-    static let aiff = FuzzTarget(name: "aiff", structure: .iff) { readAudioFile($0, fileExtension: "aif") }
-    static let caf = FuzzTarget(name: "caf", structure: .caf) { readAudioFile($0, fileExtension: "caf") }
+    static let wav = FuzzTarget(name: "wav", structure: .riff) { readAudioFile($0, fileExtension: "wav", asInstrument: true) }
+    static let aiff = FuzzTarget(name: "aiff", structure: .iff) { readAudioFile($0, fileExtension: "aif", asInstrument: true) }
+    static let caf = FuzzTarget(name: "caf", structure: .caf) { readAudioFile($0, fileExtension: "caf", asInstrument: true) }
     /// CAF of Apple Lossless packets: the packet table ('pakt'), the magic cookie ('kuki') and
     /// the ALAC decoder. A packet decodes to at most the cookie's frame length (≤ 65,536) and a
     /// table entry takes at least a byte, so a length may reach 65,536 frames per byte; reads
@@ -72,9 +72,11 @@ func expectReadableError(_ error: Error, _ what: String) {
 
 /// `damagedFramesThrow`: a compressed stream's frame is only known to be damaged when it is
 /// decoded, so a read may throw a readable AVFAudio error there (FLAC: by design, the frames after
-/// it stay readable); PCM readers must never throw once open.
+/// it stay readable); PCM readers must never throw once open. `asInstrument`: the file is also
+/// loaded into a sampler (`AVAudioUnitSampler.loadAudioFiles(at:)`), which reads its instrument
+/// chunk (WAV `smpl`, AIFF `INST`/`MARK`, CAF `inst`) to place it on the keyboard.
 func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64 = 1, readLimit: Int64 = .max,
-                   damagedFramesThrow: Bool = false) {
+                   damagedFramesThrow: Bool = false, asInstrument: Bool = false) {
     let url = scratchFile(bytes, fileExtension: fileExtension)
     let formats: [AVAudioCommonFormat] = [.pcmFormatFloat32, .pcmFormatFloat64, .pcmFormatInt16, .pcmFormatInt32]
     let common = formats[bytes.count & 3]
@@ -142,4 +144,11 @@ func readAudioFile(_ bytes: [UInt8], fileExtension: String, framesPerByte: Int64
     file.framePosition = length + 1_000
     guard file.framePosition == length else { fuzzFailure("seeking past the end left framePosition at \(file.framePosition)") }
     file.close()
+    if asInstrument {
+        do {
+            try AVAudioUnitSampler().loadAudioFiles(at: [url])
+        } catch {
+            expectReadableError(error, "AVAudioUnitSampler.loadAudioFiles(at:)")
+        }
+    }
 }
