@@ -55,6 +55,9 @@ put('wav', 'gen-ext-float.wav', wav(3, 2, 48000, 32, samples(20, 2, 4), extensib
 put('wav', 'gen-rifx.wav', wav(1, 2, 22050, 16, samples(30, 2, 2), big=True, magic=b'RIFX'))
 put('wav', 'gen-odd.wav', wav(1, 1, 8000, 8, samples(33, 1, 1), extra=chunk(b'LIST', b'INFOISFT\x03\0\0abc'), before=chunk(b'JUNK', b'\0' * 5)))
 put('wav', 'gen-fact.wav', wav(7, 1, 8000, 8, samples(40, 1, 1), extra=chunk(b'fact', struct.pack('<I', 40))))
+# smpl (sampler chunk: unity note 69, a quarter-semitone fraction, one forward loop over frames 4…30)
+smpl = struct.pack('<9I', 0, 0, 22675, 69, 0x40000000, 0, 0, 1, 0) + struct.pack('<6I', 0, 0, 4, 30, 0, 0)
+put('wav', 'gen-smpl-loop.wav', wav(1, 1, 44100, 16, samples(40, 1, 2), extra=chunk(b'smpl', smpl)))
 for magic in (b'RF64', b'BW64'):
     data = samples(25, 2, 2)
     fmt = struct.pack('<HHIIHH', 1, 2, 44100, 44100 * 4, 4, 16)
@@ -90,6 +93,12 @@ for comp, bits, width in [(b'NONE', 16, 2), (b'twos', 16, 2), (b'sowt', 16, 2), 
                           (b'42ni', 24, 3), (b'23ni', 32, 4), (b'fl32', 32, 4), (b'fl64', 64, 8), (b'ulaw', 16, 1),
                           (b'alaw', 16, 1), (b'raw ', 8, 1)]:
     put('aiff', 'gen-aifc-%s.aifc' % comp.decode().strip(), aiff(2, 21, bits, 48000, samples(21, 2, width), comp, b'x'))
+# INST (base note 60, detune −10, keys 48–72, velocities 1–127, sustain loop between markers 1 and 2) with its MARK chunk
+mark = struct.pack('>H', 2) + struct.pack('>HI', 1, 3) + b'\x01a' + struct.pack('>HI', 2, 25) + b'\x01b'
+inst = bytes([60, 256 - 10, 48, 72, 1, 127]) + struct.pack('>h', -3) + struct.pack('>HHH', 1, 1, 2) + struct.pack('>HHH', 0, 0, 0)
+aiff_inst = aiff(1, 31, 16, 44100, samples(31, 1, 2))
+aiff_inst = b'FORM' + struct.pack('>I', len(aiff_inst) - 8 + 8 + len(mark) + 8 + len(inst)) + aiff_inst[8:] + chunk(b'MARK', mark, True) + chunk(b'INST', inst, True)
+put('aiff', 'gen-inst-mark.aiff', aiff_inst)
 
 # ---- CAF ----
 def caf(fmt_id, flags, bpp, ch, bits, data, layout=None, streaming=False, rate=44100.0):
@@ -109,6 +118,10 @@ put('caf', 'gen-chan-descriptions.caf', caf(b'lpcm', 2, 12, 6, 16, samples(9, 6,
 put('caf', 'gen-chan-bitmap.caf', caf(b'lpcm', 2, 4, 2, 16, samples(9, 2, 2), layout=struct.pack('>III', 0x10000, 3, 0)))
 put('caf', 'gen-chan-tag.caf', caf(b'lpcm', 2, 12, 6, 16, samples(9, 6, 2), layout=struct.pack('>III', (121 << 16) | 6, 0, 0)))
 put('caf', 'gen-streaming.caf', caf(b'lpcm', 3, 8, 2, 32, samples(15, 2, 4), streaming=True))
+# inst (CAFInstrumentChunk: base note 62.5, keys 40–80, velocities 1–127, gain −6 dB, region IDs) before the data
+caf_inst = caf(b'lpcm', 0, 2, 1, 16, samples(19, 1, 2))
+at = caf_inst.index(b'free')
+put('caf', 'gen-inst.caf', caf_inst[:at] + b'inst' + struct.pack('>q', 28) + struct.pack('>f4BfIIII', 62.5, 40, 80, 1, 127, -6.0, 0, 1, 2, 3) + caf_inst[at:])
 
 # ---- AU ----
 for code, width in [(1, 1), (2, 1), (3, 2), (4, 3), (5, 4), (6, 4), (7, 8), (27, 1)]:
