@@ -232,7 +232,17 @@ extension AVAudioSequencer {
                     break
                 }
             }
-            items.sort { $0.tick != $1.tick ? $0.tick < $1.tick : ($0.rank != $1.rank ? $0.rank < $1.rank : $0.seq < $1.seq) }
+            // Within a tick: note-offs first, in channel and key order (releases at one tick
+            // commute, and an order of their own keeps a reloaded sequence writing the same bytes:
+            // reloading pairs each release with the oldest sounding note of its key, which can
+            // change which note a release belongs to — the smf fuzz target's finding of
+            // 2026-11-28), then the other events in the order they were added, then the releases
+            // of zero-length notes after their note-ons.
+            func tie(_ item: (tick: UInt64, rank: Int, seq: Int, kind: SMFEvent.Kind)) -> Int {
+                if item.rank == 0, case let .channel(status, key, _) = item.kind { return Int(status) << 8 | Int(key) }
+                return 0
+            }
+            items.sort { $0.tick != $1.tick ? $0.tick < $1.tick : ($0.rank != $1.rank ? $0.rank < $1.rank : (tie($0) != tie($1) ? tie($0) < tie($1) : $0.seq < $1.seq)) }
             var events = items.map { SMFEvent(tick: $0.tick, kind: $0.kind) }
             events.append(SMFEvent(tick: max(events.last?.tick ?? 0, tick(t.lengthInBeats)), kind: .meta(type: SMFMetaType.endOfTrack, data: [])))
             return SMFTrack(events: events)

@@ -44,3 +44,24 @@ extension SMFFuzzRegressionTests {
         #expect(again.data(withSMPTEResolution: 96, error: nil) == written)
     }
 }
+
+extension SMFFuzzRegressionTests {
+    /// Finding 3 (CI's slice of 2026-11-28, `Fuzz/findings/smf-fixed-rewrite-differs-after-rounding`):
+    /// a 192-tick file whose overlapping notes of one key end on half ticks at the 480 ticks the
+    /// sequencer writes. The first write rounds them; reloading pairs each release with the oldest
+    /// sounding note of its key, so some releases changed owners, and the releases of one tick
+    /// came out in another order on the second write. Releases of one tick are now written in
+    /// channel and key order.
+    @Test func releasesOfOneTickWriteInOneOrder() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Inputs/smf-rewrite-differs-after-rounding.mid")
+        let bytes = try Data(contentsOf: url)
+        let s = AVAudioSequencer()
+        try s.load(from: bytes, options: bytes.count & 1 == 1 ? .smf_ChannelsToTracks : [])
+        let written = s.data(withSMPTEResolution: 0, error: nil)
+        let again = AVAudioSequencer()
+        try again.load(from: written, options: [])
+        #expect(again.data(withSMPTEResolution: 0, error: nil) == written)
+        #expect(again.tracks.count == s.tracks.count)
+    }
+}
