@@ -82,7 +82,7 @@ let package = Package(
         ], swiftSettings: swift5),
         // One runnable example per node and unit, written as client code (`import AVFoundation`).
         .executableTarget(name: "avaudio-examples", dependencies: ["AVFoundation", "AudioAnalysis"], path: "Examples", swiftSettings: swift5),
-        .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats", "AudioAnalysis"],
+        .executableTarget(name: "avaudio-bench", dependencies: ["AVFAudio", "AudioKernels", "AudioFileFormats", "AudioAnalysis", "AudioDevices"],
                           path: "Benchmarks/avaudio-bench", swiftSettings: optimize),
         .testTarget(name: "CoreAudioTypesTests", dependencies: ["CoreAudioTypes"], swiftSettings: swift5),
         // Client code that imports AudioToolbox alone (as AudioKit's parameter code does).

@@ -24,6 +24,10 @@ let suites: [Suite] = [
     Suite(name: "fx-time", summary: "AVAudioUnitTimePitch / AVAudioUnitVarispeed on 60 s stereo 48 kHz, offline, vs the rubberband CLI", run: TimeEffectSuite.run),
     Suite(name: "sampler", summary: "AVAudioUnitSampler rendering a MIDI event list with a SoundFont, offline (--input=EVENTS --soundfont=SF2 [--out=WAV])", run: SamplerSuite.run),
     Suite(name: "fx-reverb", summary: "AVAudioUnitReverb / AVAudioUnitDistortion on 60 s stereo 48 kHz, offline (--peers: pedalboard; --quality: RT60, echo density, alias)", run: ReverbDistortionSuite.run),
+    Suite(name: "jack-monitor", summary: "our engine as a live monitor (input → mixer → output) on a JACK server, --server=NAME --client=NAME --seconds=S (Benchmarks/devices/roundtrip_jack.py)", run: JACKMonitorSuite.run),
+    Suite(name: "jack-probe", summary: "round-trip clicks through a JACK client: --server=NAME --target=CLIENT --seconds=S", run: JACKProbeSuite.run),
+    Suite(name: "pulse-monitor", summary: "our engine as a live monitor on PulseAudio: --sink=NAME --source=NAME [--server=ADDR] [--period=N] --seconds=S (Benchmarks/devices/roundtrip_pulse.py)", run: PulseMonitorSuite.run),
+    Suite(name: "pulse-probe", summary: "round-trip clicks through a PulseAudio client: --sink=NAME --source=NAME [--server=ADDR] --seconds=S", run: PulseProbeSuite.run),
     Suite(name: "alac", summary: "AVAudioFile Apple Lossless CAF encode and decode of --input WAV (compare ffmpeg: Benchmarks/results/alac-*.md)", run: ALACSuite.run),
 ]
 

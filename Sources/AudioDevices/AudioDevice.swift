@@ -223,15 +223,29 @@ func monotonicNanoseconds() -> UInt64 {
 
 /// What a device thread reports to the control side (atomics: written on the device thread,
 /// read anywhere).
-final class DeviceStatus: @unchecked Sendable {
+package final class DeviceStatus: @unchecked Sendable {
+    package init() {}
     /// Underruns and overruns recovered.
-    let xruns = Atomic<Int>(0)
+    package let xruns = Atomic<Int>(0)
     /// Whether the device thread got SCHED_FIFO.
-    let realTime = Atomic<Bool>(false)
+    package let realTime = Atomic<Bool>(false)
     /// The last measured output delay in frames (0 until measured).
-    let delayFrames = Atomic<Int>(0)
+    package let delayFrames = Atomic<Int>(0)
     /// The last measured input delay in frames (0 until measured).
-    let inputDelayFrames = Atomic<Int>(0)
+    package let inputDelayFrames = Atomic<Int>(0)
     /// The device failed beyond recovery.
-    let failed = Atomic<Bool>(false)
+    package let failed = Atomic<Bool>(false)
+    /// The device thread's kernel thread id (0 until it ran), for a RealtimeKit request.
+    package let threadID = Atomic<Int32>(0)
+    /// How the device thread's own SCHED_FIFO request went: `directPending` until it ran.
+    package let directRealTime = Atomic<Int>(0)
+    package static let directPending = 0, directGranted = 1, directRefused = 2
+
+    /// Before a device thread starts: its real-time outcome is unknown again.
+    package func resetRealTime() {
+        _ = KernelThreadID.gettid   // (resolved here, on the control thread)
+        realTime.store(false, ordering: .relaxed)
+        threadID.store(0, ordering: .relaxed)
+        directRealTime.store(Self.directPending, ordering: .releasing)
+    }
 }

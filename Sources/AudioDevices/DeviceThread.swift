@@ -2,15 +2,15 @@
 // real-time scheduling. It asks for SCHED_FIFO (priority 70 of 1…99, clamped to what the system
 // allows, as JACK and PipeWire clients commonly run); when the process may not (no
 // CAP_SYS_NICE, no RLIMIT_RTPRIO), it keeps its normal priority silently and the device reports
-// `isRealTime == false`. (RealtimeKit over D-Bus, how some desktops grant it, is later work.)
+// `isRealTime == false` — unless RealtimeKit grants it (RealtimeKit/RealtimeKit.swift).
 #if canImport(Glibc)
 import Glibc
 #endif
 import Synchronization
 
-enum RealTimeScheduling {
+package enum RealTimeScheduling {
     /// Asks for SCHED_FIFO on the calling thread; returns whether it was granted.
-    static func requestForCurrentThread(priority: Int32 = 70) -> Bool {
+    package static func requestForCurrentThread(priority: Int32 = 70) -> Bool {
         let maximum = sched_get_priority_max(SCHED_FIFO)
         let minimum = sched_get_priority_min(SCHED_FIFO)
         guard maximum >= minimum, maximum > 0 else { return false }

@@ -32,6 +32,8 @@ public final class NullAudioDevice: AudioDevice {
     private final class Session: @unchecked Sendable {
         let running = Atomic<Bool>(true)
         var thread: DeviceThread?
+        /// Asks RealtimeKit for the thread when its own SCHED_FIFO request is refused.
+        var realTimeRequester: RealtimeKitRequester?
     }
     private var session: Session?
     private let status = DeviceStatus()
@@ -58,9 +60,11 @@ public final class NullAudioDevice: AudioDevice {
         let input = inputChannelCount > 0 ? UnsafePointer(inputBuffers.pointers) : nil
         let status = self.status
         let keep = (buffers, inputBuffers)   // (alive until the thread ends, even if a later start() replaces them)
+        status.resetRealTime()
+        session.realTimeRequester = RealtimeKitRequester.startIfUseful(status: status)
         session.thread = try DeviceThread(name: "avaudio null") { [session] in
             withExtendedLifetime(keep) {
-            status.realTime.store(RealTimeScheduling.requestForCurrentThread(), ordering: .relaxed)
+            RealTimeScheduling.promoteCurrentThread(status)
             var deadline = monotonicNanoseconds()
             var cycles: UInt64 = 0
             let origin = deadline
@@ -81,6 +85,7 @@ public final class NullAudioDevice: AudioDevice {
         guard let session else { return }
         self.session = nil
         session.running.store(false, ordering: .releasing)
+        session.realTimeRequester?.cancel()
         session.thread?.join()   // (from the device thread itself: detached, exits after this callback)
     }
 

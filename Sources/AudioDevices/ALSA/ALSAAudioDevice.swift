@@ -58,6 +58,8 @@ public final class ALSAAudioDevice: AudioDevice {
     private final class Session: @unchecked Sendable {
         let running = Atomic<Bool>(true)
         var thread: DeviceThread?
+        /// Asks RealtimeKit for the thread when its own SCHED_FIFO request is refused.
+        var realTimeRequester: RealtimeKitRequester?
     }
     private var session: Session?
 
@@ -186,8 +188,10 @@ public final class ALSAAudioDevice: AudioDevice {
                         bufferFrames: bufferFrames, sampleRate: sampleRate, io: io, status: status)
         let status = self.status
         let deviceFailed: () -> Void = { [weak self] in self?.deviceDidFail() }
+        status.resetRealTime()
+        session.realTimeRequester = RealtimeKitRequester.startIfUseful(status: status)
         session.thread = try DeviceThread(name: "avaudio alsa") { [session] in
-            status.realTime.store(RealTimeScheduling.requestForCurrentThread(), ordering: .relaxed)
+            RealTimeScheduling.promoteCurrentThread(status)
             let failed = loop.run(session.running, render: render)
             if failed {
                 status.failed.store(true, ordering: .relaxed)
@@ -201,6 +205,7 @@ public final class ALSAAudioDevice: AudioDevice {
         guard let session else { return }
         self.session = nil
         session.running.store(false, ordering: .releasing)
+        session.realTimeRequester?.cancel()
         session.thread?.join()
     }
 

@@ -83,13 +83,16 @@ public final class PulseAudioDevice: AudioDevice {
     public func start(render: @escaping AudioDeviceRenderCallback) throws {
         guard session == nil else { return }
         let session = PulseSession(device: self, render: render, status: status)
+        status.resetRealTime()
         try session.open()
+        session.realTimeRequester = RealtimeKitRequester.startIfUseful(status: status)
         self.session = session
     }
 
     public func stop() {
         guard let session else { return }
         self.session = nil
+        session.realTimeRequester?.cancel()
         session.close()
     }
 
@@ -280,6 +283,8 @@ private final class PulseSession: @unchecked Sendable {
     /// Set false by stop(): callbacks after it write silence and call nothing.
     let running = Atomic<Bool>(true)
     var askedForRealTime = false
+    /// Asks RealtimeKit for the mainloop thread when its own SCHED_FIFO request is refused.
+    var realTimeRequester: RealtimeKitRequester?
 
     init(device: PulseAudioDevice, render: @escaping AudioDeviceRenderCallback, status: DeviceStatus) {
         self.device = device
@@ -435,7 +440,7 @@ private final class PulseSession: @unchecked Sendable {
     private func enterRealTime() {
         guard !askedForRealTime else { return }
         askedForRealTime = true
-        status.realTime.store(RealTimeScheduling.requestForCurrentThread(), ordering: .relaxed)
+        RealTimeScheduling.promoteCurrentThread(status)
     }
 
     /// The server wants `bytes` bytes: render them in chunks of at most one period.
