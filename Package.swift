@@ -49,7 +49,8 @@ let package = Package(
         // Container parsers and writers (WAV/RF64, AIFF/AIFF-C, CAF, AU; native FLAC read). No Apple names.
         .target(name: "AudioFileFormats", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
         // The FLAC decoder's Rice-code loop in C: LZCNT + BMI2 variant chosen at runtime, and a
-        // portable one. No Apple names; no allocation.
+        // portable one; its CRC-16 by carry-less multiplication (PCLMULQDQ, chosen at runtime).
+        // No Apple names; no allocation.
         .target(name: "CFLACKernels"),
         // The ALAC encoder's predictor and bit-count loops in C (portable, exact). No Apple names;
         // no allocation.

@@ -227,7 +227,9 @@ public final class FLACFileReader: @unchecked Sendable {
         let channels = info.channelCount
         let width = description.encoding.bytesPerSample
         let shift = Int64(width * 8 - info.bitsPerSample)
-        return try decodeFrames(frames: frames, startingAt: frame) { c, s, n, done in
+        return try decodeFrames(frames: frames, startingAt: frame, deferringDecorrelation: false) { first, n, done in
+          for c in 0..<channels {
+            let s = decoder.samples(channel: c) + first
             var out = buffer + (done * channels + c) * width
             let stride = channels * width
             switch width {
@@ -246,6 +248,7 @@ public final class FLACFileReader: @unchecked Sendable {
             default:
                 for i in 0..<n { out.storeBytes(of: Int32(truncatingIfNeeded: s[i] << shift).littleEndian, as: Int32.self); out += stride }
             }
+          }
         }
     }
 
@@ -255,24 +258,20 @@ public final class FLACFileReader: @unchecked Sendable {
     /// integer over 2^(container bits − 1)), without the interleaved integer copy in between.
     public func readFloat32(frames: Int, startingAt frame: Int64, into channels: UnsafePointer<UnsafeMutablePointer<Float>>) throws -> Int? {
         let width = description.encoding.bytesPerSample
-        let shift = Int64(width * 8 - info.bitsPerSample)
+        let shift = width * 8 - info.bitsPerSample
         // (the scale is a power of two: exact; the conversion rounds only 32-bit integers)
         let scale = 1 / Float(Int64(1) << Int64(width * 8 - 1))
-        return try decodeFrames(frames: frames, startingAt: frame) { c, s, n, done in
-            let out = channels[c] + done
-            var i = 0
-            while i < n {
-                out[i] = Float(Int32(truncatingIfNeeded: s[i] &<< shift)) * scale
-                i &+= 1
-            }
+        // (stereo decorrelation deferred to the conversion: one pass over the frame's samples)
+        return try decodeFrames(frames: frames, startingAt: frame, deferringDecorrelation: true) { first, n, done in
+            decoder.convertToFloat32(from: first, count: n, shift: shift, scale: scale, into: channels, at: done)
         }
     }
 
-    /// Decodes the FLAC frames covering `frames` frames from `frame` and hands each channel's
-    /// part of each to `emit(channel, samples, count, framesAlreadyDone)`. Returns the frames
-    /// delivered.
-    private func decodeFrames(frames: Int, startingAt frame: Int64,
-                              _ emit: (Int, UnsafePointer<Int64>, Int, Int) -> Void) throws -> Int {
+    /// Decodes the FLAC frames covering `frames` frames from `frame` and hands the part of each
+    /// that is wanted to `emit(firstSampleInTheFrame, count, framesAlreadyDone)`, which takes the
+    /// samples from `decoder`. Returns the frames delivered.
+    private func decodeFrames(frames: Int, startingAt frame: Int64, deferringDecorrelation: Bool,
+                              _ emit: (Int, Int, Int) -> Void) throws -> Int {
         let wanted = try framesToRead(frames, at: frame, of: frameCount, path: path)
         guard wanted > 0 else { return 0 }
         return try state.withLock { held -> Int in
@@ -280,7 +279,6 @@ public final class FLACFileReader: @unchecked Sendable {
                 throw AudioFileFormatError(code: Code.notOpen, message: "cannot read \(quoted(path)): the file has been closed")
             }
             let bytes = mapping.bytes
-            let channels = info.channelCount
             var done = 0
             // The frame holding `frame`: the last start at or before it.
             var k = frameStarts.lastIndex(before: frame + 1)
@@ -291,7 +289,7 @@ public final class FLACFileReader: @unchecked Sendable {
                 }
                 if held != k {
                     do {
-                        _ = try decoder.decodeFrame(bytes, at: frameOffsets[k])
+                        _ = try decoder.decodeFrame(bytes, at: frameOffsets[k], deferringDecorrelation: deferringDecorrelation)
                     } catch let error as CodecError {
                         held = -1
                         if !mapping.isIntact { throw FLACFileReader.truncated(path) }
@@ -304,7 +302,7 @@ public final class FLACFileReader: @unchecked Sendable {
                 let end = k + 1 < frameStarts.count ? Int(frameStarts[k + 1] - frameStarts[k]) : Int(frameCount - frameStarts[k])
                 let n = min(wanted - done, end - first)
                 guard n > 0 else { k += 1; continue }
-                for c in 0..<channels { emit(c, decoder.samples(channel: c) + first, n, done) }
+                emit(first, n, done)
                 done += n
                 k += 1
             }

@@ -1,7 +1,9 @@
 // The FLAC decoder's fast paths against ffmpeg's decoder, case by case: every LPC order 1…32 and
 // fixed order 0…4 (each its own specialised loop), every stereo decorrelation mode, every bit
 // depth 4…32, frames that end exactly where the buffer ends (where the bit reader leaves its
-// 8-byte loads for byte-at-a-time ones), and the sliced CRC-16 against the bitwise definition.
+// 8-byte loads for byte-at-a-time ones), the Float32 conversion with the stereo decorrelation
+// fused into it, and the CRC-16 (carry-less multiply and sliced table) against the bitwise
+// definition.
 // The streams come from ffmpeg's encoder (forced predictor orders and stereo modes) or, for the
 // depths ffmpeg cannot encode, from ours; the reference samples are always ffmpeg's decode of the
 // same bytes (left-justified in 32 bits), and the source samples too. Skips visibly when ffmpeg
@@ -115,7 +117,58 @@ import AudioCodecs
         }
         #expect(againstFFmpeg == 0, "\(label): \(againstFFmpeg) samples differ from ffmpeg's decode")
         #expect(againstSource == 0, "\(label): \(againstSource) samples differ from the source")
+        try checkFloat32(bytes, reference: reference, channels: channels, bits: bits, label)
         return statistics
+    }
+
+    /// The Float32 output (what AVAudioFile reads): frames decoded with the stereo decorrelation
+    /// deferred and fused into `convertToFloat32`, against ffmpeg's samples put through the same
+    /// scaling (left-justified in the PCM container, over its full scale). Every other frame is
+    /// converted in two halves with `samples(channel:)` asked for in between, which must give
+    /// the decorrelated integers and leave the second half's conversion right.
+    static func checkFloat32(_ bytes: Data, reference: [Int32], channels: Int, bits: Int, _ label: String) throws {
+        let container = bits <= 8 ? 8 : bits <= 16 ? 16 : bits <= 24 ? 24 : 32
+        let scale = 1 / Float(Int64(1) << Int64(container - 1))
+        let frames = reference.count / channels
+        let out = (0..<channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames + 65536) }
+        defer { out.forEach { $0.deallocate() } }
+        var wrongIntegers = 0
+        try bytes.withUnsafeBytes { raw in
+            let (info, _, audioOffset) = try FLACStreamHeader.parse(raw)
+            let decoder = FLACFrameDecoder(info: info)
+            var offset = audioOffset, done = 0, index = 0
+            try out.withUnsafeBufferPointer { planes in
+                let planes = UnsafePointer(planes.baseAddress!)
+                while offset < raw.count {
+                    let (h, length) = try decoder.decodeFrame(raw, at: offset, deferringDecorrelation: true)
+                    let n = min(h.blockSize, frames - done)
+                    if index % 2 == 0 {
+                        decoder.convertToFloat32(from: 0, count: n, shift: container - bits, scale: scale, into: planes, at: done)
+                    } else {
+                        let half = n / 2
+                        decoder.convertToFloat32(from: 0, count: half, shift: container - bits, scale: scale, into: planes, at: done)
+                        for c in 0..<channels {
+                            let s = decoder.samples(channel: c)
+                            for i in 0..<n where s[i] << (32 - bits) != Int64(reference[(done + i) * channels + c]) { wrongIntegers += 1 }
+                        }
+                        decoder.convertToFloat32(from: half, count: n - half, shift: container - bits, scale: scale, into: planes, at: done + half)
+                    }
+                    done += n
+                    offset += length
+                    index += 1
+                }
+            }
+            #expect(done == frames, "\(label): \(done) frames converted, expected \(frames)")
+        }
+        var wrong = 0
+        for i in 0..<frames {
+            for c in 0..<channels {
+                let expected = Float(Int32(truncatingIfNeeded: Int64(reference[i * channels + c]) >> (32 - container))) * scale
+                if out[c][i].bitPattern != expected.bitPattern { wrong += 1 }
+            }
+        }
+        #expect(wrong == 0, "\(label): \(wrong) Float32 samples differ from ffmpeg's decode scaled")
+        #expect(wrongIntegers == 0, "\(label): \(wrongIntegers) samples differ after a deferred decorrelation")
     }
 
     /// ffmpeg-encoded stereo 16-bit and mono 24-bit streams with the predictor forced to
@@ -271,11 +324,14 @@ import AudioCodecs
         }
     }
 
-    /// The CRC-16 sliced eight bytes at a time equals the polynomial's bitwise definition
-    /// (x^16 + x^15 + x^2 + 1, MSB first, initial 0) for every length 0…100 and alignments.
+    /// The CRC-16 equals the polynomial's bitwise definition (x^16 + x^15 + x^2 + 1, MSB first,
+    /// initial 0) for every length 0…330 at four alignments: with the carry-less multiply kernel
+    /// (by default on x86-64 CPUs with PCLMULQDQ) every path of it — under 32 bytes, one fold at a
+    /// time (32…127), four folds in flight (128 and up, one step and several), each remainder of
+    /// 16 and 64 — and with OPENAVFAUDIO_FLAC_PORTABLE=1 the table sliced eight bytes at a time.
     @Test func slicedCRC16MatchesTheDefinition() {
         var s: UInt64 = 12345
-        let bytes = (0..<140).map { _ -> UInt8 in
+        let bytes = (0..<340).map { _ -> UInt8 in
             s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             return UInt8(truncatingIfNeeded: s >> 56)
         }
@@ -289,8 +345,8 @@ import AudioCodecs
         }
         var wrong = 0
         bytes.withUnsafeBufferPointer { p in
-            for start in 0..<8 {
-                for n in 0...100 where FLACChecksums.crc16(p.baseAddress! + start, n) != bitwise(bytes[start..<(start + n)]) { wrong += 1 }
+            for start in 0..<4 {
+                for n in 0...330 where FLACChecksums.crc16(p.baseAddress! + start, n) != bitwise(bytes[start..<(start + n)]) { wrong += 1 }
             }
         }
         #expect(wrong == 0)

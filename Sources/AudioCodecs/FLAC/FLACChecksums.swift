@@ -5,7 +5,12 @@
 // The CRC-16 runs over every byte of every frame (twice when a file is opened: once to confirm
 // frame boundaries, once when the frame is decoded), so it goes eight bytes per step ("slicing by
 // 8": table k holds the CRC of a byte followed by k zero bytes, and the eight lookups of one step
-// are independent) instead of one dependent lookup per byte.
+// are independent) instead of one dependent lookup per byte — or, on x86-64 CPUs with
+// PCLMULQDQ, by carry-less multiplication in C (CFLACKernels/crc16.c), 16 bytes per fold and four
+// folds in flight. Measured on the 16-bit / 24-bit benchmark files (6.3 / 12.0 MB, every byte
+// checked twice at open + read): see Benchmarks/results/flac-decode-2026-11-28.md.
+// OPENAVFAUDIO_FLAC_PORTABLE=1 forces the table (so tests reach both).
+import CFLACKernels
 
 public enum FLACChecksums {
     static let crc8Table: [UInt8] = (0..<256).map { i in
@@ -41,7 +46,16 @@ public enum FLACChecksums {
         return t
     }()
 
+    /// Whether `crc16` may use the carry-less multiply kernel (CPUID, once).
+    static let crc16UsesCLMUL = cflac_has_clmul() != 0
+
     public static func crc16(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt16 {
+        if crc16UsesCLMUL { return cflac_crc16_clmul(p, n) }
+        return crc16Table(p, n)
+    }
+
+    /// The sliced table CRC-16 (every CPU; the reference the CLMUL kernel is tested against).
+    static func crc16Table(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt16 {
         var c: UInt16 = 0
         var i = 0
         crc16Slices.withUnsafeBufferPointer { t in

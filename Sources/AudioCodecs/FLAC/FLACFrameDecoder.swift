@@ -7,6 +7,8 @@
 // one buffer per channel of the largest block a frame can declare (65,536 samples), allocated
 // when a frame first needs it, never per frame.
 
+import CFLACKernels
+
 /// What a frame header says.
 public struct FLACFrameHeader: Equatable {
     public var blockSize: Int
@@ -49,7 +51,42 @@ public final class FLACFrameDecoder {
     }
 
     /// The samples of channel `c` of the last decoded frame (`header.blockSize` of them).
-    public func samples(channel c: Int) -> UnsafePointer<Int64> { UnsafePointer(buffers[c]) }
+    public func samples(channel c: Int) -> UnsafePointer<Int64> {
+        if let pending = pendingDecorrelation {
+            pendingDecorrelation = nil
+            decorrelate(pending)
+        }
+        return UnsafePointer(buffers[c])
+    }
+
+    /// The header of the last frame when it was decoded with `deferringDecorrelation` and its
+    /// stereo channels still hold left/side, side/right or mid/side (see `convertToFloat32`).
+    private var pendingDecorrelation: FLACFrameHeader?
+
+    /// Samples `first..<first + count` of every channel of the last decoded frame, as Float32:
+    /// each sample shifted left by `shift` bits, truncated to 32 bits, times `scale` (the PCM
+    /// container's integer over its full scale), into `channels[c] + offset`. When the frame's
+    /// stereo decorrelation was deferred, it happens here, in the same pass as the conversion
+    /// (one read of the two channels instead of a write-back and a second read), leaving the
+    /// frame's buffers as they are.
+    public func convertToFloat32(from first: Int, count n: Int, shift: Int, scale: Float,
+                                 into channels: UnsafePointer<UnsafeMutablePointer<Float>>, at offset: Int) {
+        // (a loop in C, vectorised, AVX2 where the CPU has it: see CFLACKernels/float.c)
+        let kernel = Self.floatKernelUsesAVX2 ? cflac_to_float_avx2 : cflac_to_float_portable
+        let shift = Int32(shift)
+        guard let pending = pendingDecorrelation else {
+            for c in 0..<info.channelCount {
+                let s = UnsafePointer(buffers[c]) + first
+                kernel(s, s, 0, n, shift, scale, channels[c] + offset, channels[c] + offset)
+            }
+            return
+        }
+        kernel(UnsafePointer(buffers[0]) + first, UnsafePointer(buffers[1]) + first, Int32(pending.channelAssignment), n,
+               shift, scale, channels[0] + offset, channels[1] + offset)
+    }
+
+    /// Whether `convertToFloat32` may use the AVX2 copy of its loop (CPUID, once).
+    static let floatKernelUsesAVX2 = cflac_has_avx2() != 0
 
     private func reserve(channels: Int, samples: Int) {
         if samples > capacity {
@@ -62,7 +99,13 @@ public final class FLACFrameDecoder {
 
     /// Decodes the frame starting at byte `offset` of `bytes`. Returns its header and its length
     /// in bytes (the next frame starts right after).
-    public func decodeFrame(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws -> (header: FLACFrameHeader, length: Int) {
+    ///
+    /// With `deferringDecorrelation`, a stereo frame's left/side, side/right or mid/side channels
+    /// are turned into left and right only when they are asked for: in `convertToFloat32`'s
+    /// pass (fused with the conversion), or by the first `samples(channel:)`.
+    public func decodeFrame(_ bytes: UnsafeRawBufferPointer, at offset: Int,
+                            deferringDecorrelation: Bool = false) throws -> (header: FLACFrameHeader, length: Int) {
+        pendingDecorrelation = nil
         let p = bytes.bindMemory(to: UInt8.self).baseAddress!
         var r = FLACBitReader(p, count: bytes.count, byteOffset: offset)
         let header = try readHeader(&r, base: p, start: offset)
@@ -76,13 +119,17 @@ public final class FLACFrameDecoder {
             }
             try decodeSubframe(&r, into: buffers[c], blockSize: header.blockSize, bits: bits, channel: c)
         }
-        decorrelate(header)
         r.alignToByte()
         let end = r.bitPosition / 8
         let crc = FLACChecksums.crc16(p + offset, end - offset)
         let stored = UInt16(try r.read(16))
         guard crc == stored else {
             throw CodecError(.corrupt, "FLAC: frame at byte \(offset) fails its CRC-16 check (damaged data)")
+        }
+        if deferringDecorrelation && header.channelAssignment >= 8 {
+            pendingDecorrelation = header
+        } else {
+            decorrelate(header)
         }
         return (header, end + 2 - offset)
     }

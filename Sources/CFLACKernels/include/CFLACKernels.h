@@ -48,6 +48,26 @@ typedef struct CFLACBits {
 ptrdiff_t cflac_rice_run_lzcnt(CFLACBits *state, int64_t *out, ptrdiff_t n, int k);
 ptrdiff_t cflac_rice_run_portable(CFLACBits *state, int64_t *out, ptrdiff_t n, int k);
 
+/// FLAC's CRC-16 of `n` bytes by carry-less multiplication (crc16.c). Call only after
+/// `cflac_has_clmul` returned 1 (which also builds its tables).
+uint16_t cflac_crc16_clmul(const uint8_t *p, size_t n);
+
+/// 1 when this CPU has PCLMULQDQ and SSSE3 and OPENAVFAUDIO_FLAC_PORTABLE is not set; else 0.
+/// Not thread-safe: call once (a Swift `static let`) before any cflac_crc16_clmul.
+int cflac_has_clmul(void);
+
+/// A decoded FLAC frame's samples `a[0..<n]` (and `b`) to Float32 (float.c): with `mode` 8, 9
+/// or 10 the two are left/side, side/right or mid/side and become left and right; with any
+/// other mode `a` alone goes to `left` (`b` and `right` unused). Each output sample is
+/// (float)(int32_t)(v << shift) * scale.
+void cflac_to_float_portable(const int64_t *a, const int64_t *b, int mode, ptrdiff_t n, int shift, float scale,
+                             float *left, float *right);
+void cflac_to_float_avx2(const int64_t *a, const int64_t *b, int mode, ptrdiff_t n, int shift, float scale,
+                         float *left, float *right);
+
+/// 1 when this CPU has AVX2 and OPENAVFAUDIO_FLAC_PORTABLE is not set; else 0.
+int cflac_has_avx2(void);
+
 /// 1 when this CPU has LZCNT and BMI2 and OPENAVFAUDIO_FLAC_PORTABLE is not set; else 0.
 int cflac_has_lzcnt(void);
 
