@@ -212,3 +212,38 @@ int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count
     }
     return 0;
 }
+
+int calac_write_fixed(CALACBitWriter *w, const uint16_t *values, ptrdiff_t count, int bits) {
+    for (ptrdiff_t i = 0; i < count; i++) {
+        if (put(w, values[i], bits)) return -1;
+    }
+    return 0;
+}
+
+void calac_split(const int32_t *samples, ptrdiff_t stride, ptrdiff_t count, int channels, int shift,
+                 int32_t *u, int32_t *v, uint16_t *low) {
+    const uint32_t mask = (1u << shift) - 1u;
+    if (channels == 2) {
+        if (shift == 0) {
+            for (ptrdiff_t i = 0; i < count; i++) { u[i] = samples[i * stride]; v[i] = samples[i * stride + 1]; }
+            return;
+        }
+        for (ptrdiff_t i = 0; i < count; i++) {
+            const int32_t l = samples[i * stride], r = samples[i * stride + 1];
+            low[2 * i] = (uint16_t)((uint32_t)l & mask);
+            low[2 * i + 1] = (uint16_t)((uint32_t)r & mask);
+            u[i] = l >> shift;
+            v[i] = r >> shift;
+        }
+        return;
+    }
+    if (shift == 0) {
+        for (ptrdiff_t i = 0; i < count; i++) u[i] = samples[i * stride];
+        return;
+    }
+    for (ptrdiff_t i = 0; i < count; i++) {
+        const int32_t x = samples[i * stride];
+        low[i] = (uint16_t)((uint32_t)x & mask);
+        u[i] = x >> shift;
+    }
+}

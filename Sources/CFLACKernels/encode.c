@@ -212,25 +212,30 @@ KERNEL void rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int o
 
 // MARK: - Window and autocorrelation
 
-typedef double v4d __attribute__((vector_size(32), aligned(8)));
+typedef float v8f __attribute__((vector_size(32), aligned(4)));
 
-KERNEL void window_autocorrelation(const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc) {
+KERNEL void window_autocorrelation(const int64_t *s, const float *w, ptrdiff_t n, int maxLag, float *x, double *autoc) {
 #pragma clang fp contract(off)
-    for (ptrdiff_t i = 0; i < n; i++) x[i] = (double)s[i] * w[i];
-    // Lane j of lag L adds the products at i = L + j + 4t in increasing t; the tail (i past the
-    // last whole vector) goes to lane 0; the lanes are summed as (0 + 1) + (2 + 3). Four lags
-    // run together (four independent chains, each sample loaded once for all four) over the t
-    // they all have, then each finishes its own: the order of additions per lane is unchanged.
+    for (ptrdiff_t i = 0; i < n; i++) x[i] = (float)s[i] * w[i];
+    // In float, as libFLAC computes it (FLAC__real): eight lanes per vector where double had four,
+    // so half the multiplies and adds; only the choice of coefficients depends on it (the encoder
+    // prices the exact integer residual of whatever it picks). Lane j of lag L adds the products
+    // at i = L + j + 8t in increasing t; the tail (i past the last whole vector) goes to lane 0;
+    // the lanes are summed as ((0 + 1) + (2 + 3)) + ((4 + 5) + (6 + 7)). Four lags run together
+    // (four independent chains, each sample loaded once for all four) over the t they all have,
+    // then each finishes its own: the order of additions per lane is fixed, so the baseline and
+    // the AVX2 variant agree to the bit.
     for (int group = 0; group <= maxLag; group += 4) {
         int lags = maxLag - group + 1 < 4 ? maxLag - group + 1 : 4;
-        v4d acc[4] = {{0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}, {0, 0, 0, 0}};
-        ptrdiff_t common = n - (group + lags - 1) < 0 ? 0 : (n - (group + lags - 1)) / 4;
+        v8f acc[4] = {{0}, {0}, {0}, {0}};
+        ptrdiff_t common = n - (group + lags - 1) < 0 ? 0 : (n - (group + lags - 1)) / 8;
         if (lags == 4) {
             for (ptrdiff_t t = 0; t < common; t++) {
+                v8f b;
+                memcpy(&b, x + 8 * t, sizeof b);
                 for (int l = 0; l < 4; l++) {
-                    v4d a, b;
-                    memcpy(&a, x + group + l + 4 * t, sizeof a);
-                    memcpy(&b, x + 4 * t, sizeof b);
+                    v8f a;
+                    memcpy(&a, x + group + l + 8 * t, sizeof a);
                     acc[l] += a * b;
                 }
             }
@@ -239,16 +244,17 @@ KERNEL void window_autocorrelation(const int64_t *s, const double *w, ptrdiff_t 
         }
         for (int l = 0; l < lags; l++) {
             int lag = group + l;
-            ptrdiff_t whole = n - lag < 0 ? 0 : (n - lag) / 4;
+            ptrdiff_t whole = n - lag < 0 ? 0 : (n - lag) / 8;
             for (ptrdiff_t t = common; t < whole; t++) {
-                v4d a, b;
-                memcpy(&a, x + lag + 4 * t, sizeof a);
-                memcpy(&b, x + 4 * t, sizeof b);
+                v8f a, b;
+                memcpy(&a, x + lag + 8 * t, sizeof a);
+                memcpy(&b, x + 8 * t, sizeof b);
                 acc[l] += a * b;
             }
-            double s0 = acc[l][0];
-            for (ptrdiff_t i = lag + 4 * whole; i < n; i++) s0 += x[i] * x[i - lag];
-            autoc[lag] = (s0 + acc[l][1]) + (acc[l][2] + acc[l][3]);
+            float s0 = acc[l][0];
+            for (ptrdiff_t i = lag + 8 * whole; i < n; i++) s0 += x[i] * x[i - lag];
+            float sum = ((s0 + acc[l][1]) + (acc[l][2] + acc[l][3])) + ((acc[l][4] + acc[l][5]) + (acc[l][6] + acc[l][7]));
+            autoc[lag] = (double)sum;
         }
     }
 }
@@ -336,13 +342,13 @@ void cflac_partition_sums(int avx2, const int64_t *r, ptrdiff_t n, int order, in
     else cflac_partition_sums_base(r, n, order, partitions, sums, ors);
 }
 
-void cflac_window_autocorrelation_base(const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc) {
+void cflac_window_autocorrelation_base(const int64_t *s, const float *w, ptrdiff_t n, int maxLag, float *x, double *autoc) {
     window_autocorrelation(s, w, n, maxLag, x, autoc);
 }
-WIDE void cflac_window_autocorrelation_wide(const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc) {
+WIDE void cflac_window_autocorrelation_wide(const int64_t *s, const float *w, ptrdiff_t n, int maxLag, float *x, double *autoc) {
     window_autocorrelation(s, w, n, maxLag, x, autoc);
 }
-void cflac_window_autocorrelation(int avx2, const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc) {
+void cflac_window_autocorrelation(int avx2, const int64_t *s, const float *w, ptrdiff_t n, int maxLag, float *x, double *autoc) {
     if (CFLAC_X86 && avx2) cflac_window_autocorrelation_wide(s, w, n, maxLag, x, autoc);
     else cflac_window_autocorrelation_base(s, w, n, maxLag, x, autoc);
 }

@@ -85,4 +85,48 @@ import CALACKernels
         #expect(counter.bits >= ALACCostCounter.ambiguousPrice)
         #expect(Int(calac_cost(res, res.count, 17)) == counter.bits)
     }
+
+    @Test(arguments: [0, 8, 16])
+    func splitAndLowBytesMatchPerSampleSwift(_ shift: Int) throws {
+        // Interleaved frames of three channels; the pair is channels 1 and 2, the single one 0.
+        let n = 1000, stride = 3
+        let samples = ALACKernelTests.signal(n * stride, bits: 32, noiseBits: 20, seed: UInt64(77 + shift))
+        let mask = UInt32((UInt64(1) << UInt64(shift)) - 1)
+        for channels in [1, 2] {
+            let first = channels == 2 ? 1 : 0
+            var u = [Int32](repeating: 0, count: n), v = [Int32](repeating: -7, count: n)
+            var low = [UInt16](repeating: 0, count: 2 * n)
+            samples.withUnsafeBufferPointer { calac_split($0.baseAddress! + first, stride, n, Int32(channels), Int32(shift), &u, &v, &low) }
+            for i in 0..<n {
+                let l = samples[i * stride + first]
+                #expect(u[i] == l >> Int32(shift))
+                if shift > 0 { #expect(low[channels * i] == UInt16(truncatingIfNeeded: UInt32(bitPattern: l) & mask)) }
+                if channels == 2 {
+                    let r = samples[i * stride + first + 1]
+                    #expect(v[i] == r >> Int32(shift))
+                    if shift > 0 { #expect(low[2 * i + 1] == UInt16(truncatingIfNeeded: UInt32(bitPattern: r) & mask)) }
+                } else {
+                    #expect(v[i] == -7)
+                }
+            }
+            guard shift > 0 else { continue }
+            // The low bytes written in one call are the bytes of one write per value, after a
+            // few odd bits so the values straddle byte boundaries.
+            let count = n * channels
+            var one = [UInt8](repeating: 0, count: 4 * n + 16), run = one
+            try one.withUnsafeMutableBytes { raw in
+                var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                try w.write(0b101, 3)
+                for i in 0..<count { try w.write(UInt32(low[i]), shift) }
+                try w.flush()
+            }
+            try run.withUnsafeMutableBytes { raw in
+                var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                try w.write(0b101, 3)
+                try low.withUnsafeBufferPointer { try w.writeFixed($0.baseAddress!, count: count, bits: shift) }
+                try w.flush()
+            }
+            #expect(one == run, "shift \(shift), \(channels) channels")
+        }
+    }
 }

@@ -52,6 +52,18 @@ struct ALACBitWriter {
         cacheBits = Int(state.cacheBits)
     }
 
+    /// `count` values of `bits` (8 or 16) bits each: the low bytes a shift kept back, written by
+    /// the C kernel (calac_write_fixed: what `write(_:_:)` per value would write).
+    mutating func writeFixed(_ values: UnsafePointer<UInt16>, count: Int, bits: Int) throws {
+        var state = CALACBitWriter(base: base, capacity: capacity, byteCount: byteCount, cache: cache, cacheBits: Int32(cacheBits))
+        guard calac_write_fixed(&state, values, count, Int32(bits)) == 0 else {
+            throw CodecError(.corrupt, "Apple Lossless: an encoded packet outgrew its buffer")
+        }
+        byteCount = state.byteCount
+        cache = state.cache
+        cacheBits = Int(state.cacheBits)
+    }
+
     /// Pads with zero bits to a byte boundary.
     mutating func flush() throws {
         if cacheBits > 0 { try write(0, 8 - cacheBits) }

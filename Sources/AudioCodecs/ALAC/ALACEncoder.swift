@@ -20,7 +20,9 @@
 // The predictor, the bit count and the residuals' writing run in C (CALACKernels: the same
 // arithmetic as ALACPredictor.residuals and `codeResiduals`, the Swift reference ALACKernelTests
 // compares them against; the count and the writing follow one code path, so the size chosen is
-// the size written). Everything the encoder needs is allocated once, at init: no allocation per packet.
+// the size written), and so do the split of the interleaved samples into shifted channels and
+// low bytes and the writing of those bytes (one call per element, not one Swift `write` per
+// sample). Everything the encoder needs is allocated once, at init: no allocation per packet.
 //
 // Speed (Benchmarks/results/alac-2026-11-28.md): before this design the encoder priced three
 // starts over whole packets and, at 24 bits, both shifts (six full predictor runs per channel)
@@ -208,10 +210,7 @@ public final class ALACEncoder: AudioPacketEncoder {
             let start = coefSlot(set: set, channel: c, adapted: false)
             for k in 0..<order { try w.write(UInt32(UInt16(bitPattern: start[k])), 16) }
         }
-        let low = lows[set]
-        if best.bytesShifted > 0 {
-            for i in 0..<(n * channels) { try w.write(UInt32(low[i]), best.bytesShifted * 8) }
-        }
+        if best.bytesShifted > 0 { try w.writeFixed(lows[set], count: n * channels, bits: best.bytesShifted * 8) }
         let chanBits = depth - best.bytesShifted * 8 + (pair ? 1 : 0)
         for c in 0..<channels { try w.writeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits) }
     }
@@ -224,26 +223,8 @@ public final class ALACEncoder: AudioPacketEncoder {
         let shift = Int32(bytesShifted * 8)
         let chanBits = bitsPerSample - Int(shift) + (pair ? 1 : 0)
         let channels = pair ? 2 : 1
-        let low = lows[set]
-        let lowMask: UInt32 = (1 << UInt32(shift)) &- 1
         var result = Plan(bytesShifted: bytesShifted, mixRes: 0)
-        if pair {
-            for i in 0..<n {
-                let l = samples[i * stride + channel], r = samples[i * stride + channel + 1]
-                if shift > 0 {
-                    low[2 * i] = UInt16(truncatingIfNeeded: UInt32(bitPattern: l) & lowMask)
-                    low[2 * i + 1] = UInt16(truncatingIfNeeded: UInt32(bitPattern: r) & lowMask)
-                }
-                u[i] = l >> shift
-                v[i] = r >> shift
-            }
-        } else {
-            for i in 0..<n {
-                let x = samples[i * stride + channel]
-                if shift > 0 { low[i] = UInt16(truncatingIfNeeded: UInt32(bitPattern: x) & lowMask) }
-                u[i] = x >> shift
-            }
-        }
+        calac_split(samples + channel, stride, n, Int32(channels), shift, u, v, lows[set])
         if pair {
             result.mixRes = chooseMix(n)
             if result.mixRes != 0 {

@@ -1,4 +1,4 @@
-// CALACKernels: the Apple Lossless encoder's two hot loops in C — the adaptive FIR predictor run
+// CALACKernels: the Apple Lossless encoder's hot loops in C — chiefly the adaptive FIR predictor run
 // forwards (samples → residuals, the coefficients adapting as the decoder's will) and the
 // adaptive-Golomb bit count of a run of residuals. ALACEncoder runs both for every predictor it
 // considers, so they are most of its time; in Swift the predictor's inner loops (Int16
@@ -6,10 +6,12 @@
 // wrapping maths) ran several times slower than this plain C. The arithmetic is exactly
 // ALACPredictor.residuals and ALACEncoder.codeResiduals (both stay in Swift, the reference the
 // tests compare these against): 32-bit wrapping sums (done in uint32_t, so no signed-overflow
-// undefined behaviour), the same sign-extension, the same adaptation order.
+// undefined behaviour), the same sign-extension, the same adaptation order. Around them: the
+// autocorrelation for the linear predictors, the split of interleaved samples into shifted
+// channels and low bytes, and the writing of residuals and low bytes into the packet.
 //
-// Safety: reads `input[0..<count]`, writes `res[0..<count]` and `coefs[0..<order]`; no
-// allocation, no lock, no system call.
+// Safety: each kernel reads and writes only the ranges its comment names; no allocation, no
+// lock, no system call.
 #ifndef CALACKERNELS_H
 #define CALACKERNELS_H
 
@@ -48,6 +50,19 @@ typedef struct CALACBitWriter {
 /// writes them into an ALACBitWriter. Returns 0, or −1 when the output would pass `capacity`
 /// (the bytes written up to it are then meaningless).
 int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits);
+
+/// Writes `count` values of `bits` bits each (8 or 16: the low bytes a shift kept back, which
+/// ALAC stores verbatim, in the order given). Returns 0, or −1 when the output would pass
+/// `capacity`.
+int calac_write_fixed(CALACBitWriter *w, const uint16_t *values, ptrdiff_t count, int bits);
+
+/// Splits `count` frames of `channels` (1 or 2) channels, starting at `samples[0]` (frame i's
+/// first channel at `samples[i * stride]`), into `shift`-bit-shifted channels `u` (and `v` for
+/// a pair) and, when `shift` > 0, their low `shift` bits into `low` (interleaved for a pair:
+/// frame i's at 2i and 2i + 1), as ALAC's "bytes shifted" stores them. `v` is untouched for one
+/// channel, `low` when `shift` is 0.
+void calac_split(const int32_t *samples, ptrdiff_t stride, ptrdiff_t count, int channels, int shift,
+                 int32_t *u, int32_t *v, uint16_t *low);
 
 /// The autocorrelation r[lag] = Σ x[i]·x[i − lag] for lag 0…maxLag (at most 32), in double.
 void calac_autocorrelation(const int32_t *x, ptrdiff_t count, int maxLag, double *r);

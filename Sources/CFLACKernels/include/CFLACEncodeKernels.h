@@ -3,7 +3,7 @@
 // one body — for the baseline x86-64 and with AVX2 (+ FMA, BMI2, LZCNT) — and chosen at run time
 // (`cflac_encode_has_avx2`, read once by the caller; OPENAVFAUDIO_FLAC_PORTABLE=1 forces the
 // baseline, for testing it). Both variants give identical results: every integer kernel is exact,
-// and the autocorrelation adds its products in the same order in both (explicit 4-lane vectors,
+// and the autocorrelation adds its products in the same order in both (explicit 8-lane vectors,
 // no compiler reassociation).
 //
 // Why C: the loops are where the encoder's time goes (2026-11-27 profile: fixed predictors 16 %,
@@ -74,8 +74,9 @@ typedef struct CFLACRicePlan {
 /// escape costs 5 + m·width (width ≤ 31). Ties keep the finer order.
 void cflac_rice_plan(uint64_t *sums, uint64_t *ors, int top, ptrdiff_t n, int order, CFLACRicePlan *best);
 
-/// x[i] = s[i] · w[i] for i < n, then autoc[lag] = Σ_{i ≥ lag} x[i]·x[i−lag] for lag 0…maxLag.
-void cflac_window_autocorrelation(int avx2, const int64_t *s, const double *w, ptrdiff_t n, int maxLag, double *x, double *autoc);
+/// x[i] = s[i] · w[i] for i < n, then autoc[lag] = Σ_{i ≥ lag} x[i]·x[i−lag] for lag 0…maxLag,
+/// all in float (eight lanes; the order of additions in encode.c), returned as double.
+void cflac_window_autocorrelation(int avx2, const int64_t *s, const float *w, ptrdiff_t n, int maxLag, float *x, double *autoc);
 
 /// The encoder's bit writer state, as FLACBitWriter keeps it: `pending` (< 32) bits in the low
 /// end of `accumulator`, `count` whole bytes stored in `bytes` of `capacity`.
