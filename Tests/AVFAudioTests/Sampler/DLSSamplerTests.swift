@@ -114,8 +114,8 @@ import SoundBanks
         let stats = ToneAnalysis.stats(tuned[4_000...], sampleRate: 48_000, expected: 440 * pow(2, 37.0 / 1_200))
         #expect(abs(stats.centsError) < 1, "\(stats.frequency)")
         #expect(abs(rmsDB(tuned[4_000...]) - (rmsDB(plain[4_000...]) - 6)) < 0.05)
-        // a region wsmp replaces the wave's: unity 57 plays A4 on key 81
-        let moved = try Self.play(Self.sineBank(wsmp: DLSBuilder.Wsmp(unityNote: 57, loops: [(0, 100, 3_800)])), events: [(0, [0x90, 81, 127])], frames: 24_000)
+        // a region wsmp replaces the wave's (unity 69): with unity 57, key 69 plays the 440 Hz wave an octave up
+        let moved = try Self.play(Self.sineBank(wsmp: DLSBuilder.Wsmp(unityNote: 57, loops: [(0, 100, 3_800)])), events: [(0, [0x90, 69, 127])], frames: 24_000)
         #expect(abs(ToneAnalysis.stats(moved[4_000...], sampleRate: 48_000, expected: 880).centsError) < 1)
         // a constant pitch connection adds cents; a constant gain connection attenuates
         let art = try Self.play(Self.sineBank(connections: [dlsConn(C.srcNone, C.dstPitch, -100), dlsConn(C.srcNone, C.dstGain, -120)]),
@@ -163,7 +163,9 @@ import SoundBanks
         // a −48 dB concave connection: half the decibels
         let half = [dlsConn(C.srcKeyOnVelocity, C.dstGain, -480, transform: C.transformConcave)]
         let half127 = try level(half, 127), half64 = try level(half, 64)
-        #expect(abs(half127 - full) < 0.05)
+        // (at velocity 127 the custom curve reads FluidSynth's table between its last two points,
+        // velocity over a range of 128: 0.068 dB of attenuation, where the built-in curve gives none)
+        #expect(abs(half127 - full) < 0.08, "\(half127 - full)")
         #expect(abs(half64 - (full - 20 * log10(127.0 / 64))) < 0.1, "\(half64 - full)")
         // the same in Level 2's layout (the source transform in bits 10–13)
         let half2 = [dlsConn(C.srcKeyOnVelocity, C.dstGain, -480, transform: C.transformConcave << 10)]
