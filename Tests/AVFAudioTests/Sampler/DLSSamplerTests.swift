@@ -333,6 +333,7 @@ import SoundBanks
                 worst = max(worst, abs(da - db))
             }
         }
+        print("DLS vs SoundFont, same sample and envelope: largest difference per 0.1 s window \(worst) dB")
         #expect(worst < 0.5, "largest difference per 0.1 s window: \(worst) dB")
     }
 }
