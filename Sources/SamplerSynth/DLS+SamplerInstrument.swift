@@ -30,9 +30,11 @@
 // * other blocks with a MIDI source (velocity, key, a controller, channel or poly pressure, the
 //   pitch wheel) and no control, with a linear transform, onto a destination SoundFont can
 //   modulate: a custom modulator (velocity → EG1 attack, CC74 → cutoff, …);
-// * the pitch wheel (× RPN 0), CC7 and CC11 → gain, CC10 → pan, CC91/CC93 → sends, RPN 1/2 →
-//   tuning: the engine's channel defaults (the same curves as DLS's defaults), not per zone.
-// No equivalent, ignored: blocks with both a source and a control other than CC1 → LFO pitch,
+// * the pitch wheel (× RPN 0), CC7 and CC11 → gain, CC10 → pan, CC91/CC93 → sends: the engine's
+//   channel defaults (the SoundFont default modulators, whose curves are DLS's defaults), not per
+//   zone; a bank's other depths for these are not taken.
+// No equivalent, ignored: RPN 1/2 (fine and coarse tuning; the engine takes only RPN 0), blocks
+// with both a source and a control other than CC1 → LFO pitch,
 // non-linear transforms other than velocity → gain, EG1 shutdown time, the key-number
 // destination (Level 2), output-channel destinations, layers, `F_RGN_OPTION_SELFNONEXCLUSIVE`
 // (the engine does not cut a key's earlier note anyway), phase groups and multichannel links
