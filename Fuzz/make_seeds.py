@@ -203,6 +203,7 @@ except Exception as e:
 def target_for(head):
     magic = head[:4]
     if magic == b'RIFF' and head[8:12] == b'sfbk': return 'sf2'
+    if magic == b'RIFF' and head[8:12] == b'DLS ': return 'dls'
     if magic in (b'RIFF', b'RIFX', b'RF64', b'BW64'): return 'wav'
     if magic == b'FORM': return 'aiff'
     if magic == b'caff': return 'caf'
@@ -323,6 +324,73 @@ put('sf2', 'gen-modulators-hostile.sf2', sf2_bank(
     imods=[(0x0081, 0x8001, 100, 0, 0), (0x007F, 0x8002, 100, 0, 0), (0x007F, 0x8001, 100, 0, 0), (0x0081, 60, 100, 0, 0),
            (0x0086, 8, 100, 0, 0), (0x0000, 8, 100, 0, 0), (0x0002, 0xFFFF, 100, 0, 0), (0x2402, 9, 300, 0x7FFF, 9)],
     pmods=[(0x007F, 0x8000, 5, 0, 0), (0xFFFF, 0xFFFF, -32768, 0xFFFF, 0xFFFF)]))
+
+# ---- DLS banks (dls): built field by field (DLS Level 1 and 2): waves of 8- and 16-bit PCM with
+# and without their own wsmp, instruments (melodic and drum) with key-split regions ('rgn ' and
+# 'rgn2'), wsmp loops (forward and release), wave links through the pool table, and articulation
+# lists ('lart'/'art1', 'lar2'/'art2') with connection blocks onto every destination ----
+def dls_bank(waves=((16, 0), (8, 0)), regions=2, level2=False, loop_type=0, conns=(), region_conns=(), drum=False, key_group=0):
+    def ck(cid, payload):
+        return cid + struct.pack('<I', len(payload)) + payload + (b'\0' if len(payload) % 2 else b'')
+    def lst(kind, chunks):
+        return ck(b'LIST', kind + b''.join(chunks))
+    def info(name):
+        return lst(b'INFO', [ck(b'INAM', name.encode() + b'\0')])
+    def wsmp(unity, loops):
+        return ck(b'wsmp', struct.pack('<IHhiII', 20, unity, 3, -65536 * 10, 0, len(loops))
+                  + b''.join(struct.pack('<IIII', 16, t, a, n) for t, a, n in loops))
+    def art(blocks, l2):
+        payload = struct.pack('<II', 8, len(blocks)) + b''.join(struct.pack('<HHHHi', *b) for b in blocks)
+        return lst(b'lar2' if l2 else b'lart', [ck(b'art2' if l2 else b'art1', payload)])
+    pool, offsets = b'', []
+    for i, (bits, own_wsmp) in enumerate(waves):
+        offsets.append(len(pool))
+        period, n = 20 + 7 * i, 200 + 50 * i
+        if bits == 8:
+            data = bytes(128 + int(100 * math.sin(2 * math.pi * k / period)) for k in range(n))
+        else:
+            data = struct.pack('<%dh' % n, *[int(12000 * math.sin(2 * math.pi * k / period)) for k in range(n)])
+        fmt = struct.pack('<HHIIHH', 1, 1, 22050 + 11025 * i, (22050 + 11025 * i) * bits // 8, bits // 8, bits)
+        parts = [ck(b'fmt ', fmt)] + ([wsmp(60 + i, [(loop_type, 20, n - 40)])] if own_wsmp else []) + [ck(b'data', data), info('W%d' % i)]
+        pool += lst(b'wave', parts)
+    ptbl = ck(b'ptbl', struct.pack('<II', 8, len(offsets)) + b''.join(struct.pack('<I', o) for o in offsets))
+    rgns = []
+    for r in range(regions):
+        lo, hi = r * 128 // regions, (r + 1) * 128 // regions - 1
+        rgnh = struct.pack('<HHHHHH', lo, hi, 0, 127, 1 if r == 0 else 0, key_group) + (struct.pack('<H', r) if level2 else b'')
+        parts = [ck(b'rgnh', rgnh)]
+        if r % 2 == 0:
+            parts.append(wsmp(60 + r, [(loop_type, 10, 100)]))
+        parts.append(ck(b'wlnk', struct.pack('<HHII', 0, 0, 1, r % len(waves))))
+        if region_conns:
+            parts.append(art(region_conns, level2))
+        rgns.append(lst(b'rgn2' if level2 else b'rgn ', parts))
+    ins_parts = [ck(b'insh', struct.pack('<III', regions, 0x80000000 if drum else 0, 0)), lst(b'lrgn', rgns)]
+    if conns:
+        ins_parts.append(art(conns, level2))
+    ins_parts.append(info('Seed'))
+    body = (b'DLS ' + ck(b'colh', struct.pack('<I', 1)) + ck(b'vers', struct.pack('<II', 0x10000, 1))
+            + lst(b'lins', [lst(b'ins ', ins_parts)]) + ptbl + lst(b'wvpl', [pool]) + info('Seed bank'))
+    return b'RIFF' + struct.pack('<I', len(body)) + body
+
+def tc(seconds):
+    return int(round(1200 * math.log2(seconds) * 65536))
+put('dls', 'gen-minimal.dls', dls_bank(waves=((16, 1),), regions=1))
+put('dls', 'gen-split.dls', dls_bank(regions=4))
+put('dls', 'gen-8bit.dls', dls_bank(waves=((8, 1),), regions=1))
+put('dls', 'gen-drum.dls', dls_bank(drum=True, key_group=1))
+put('dls', 'gen-level2-release-loop.dls', dls_bank(level2=True, loop_type=1))
+put('dls', 'gen-eg1.dls', dls_bank(conns=[(0, 0, 0x206, 0, tc(0.05)), (0, 0, 0x207, 0, tc(0.8)), (0, 0, 0x20A, 0, 750 * 65536),
+                                          (0, 0, 0x209, 0, tc(0.3)), (0, 0, 0x20B, 0, tc(0.01)), (0, 0, 0x20C, 0, tc(0.02))]))
+put('dls', 'gen-modulation.dls', dls_bank(level2=True, conns=[
+    (1, 0, 3, 0, 50 * 65536), (1, 0, 1, 0, -30 * 65536), (1, 0, 0x500, 0, 1200 * 65536), (0, 0, 0x104, 0, -800 * 65536),
+    (0, 0, 0x105, 0, tc(0.2)), (9, 0, 3, 0, 20 * 65536), (0, 0, 0x114, 0, 100 * 65536), (5, 0, 3, 0, 1200 * 65536),
+    (5, 0, 0x500, 0, -2400 * 65536), (0, 0, 0x30A, 0, tc(0.1)), (0, 0, 0x30E, 0, 500 * 65536), (0, 0, 0x500, 0, 9000 * 65536),
+    (0, 0, 0x501, 0, 60 * 65536), (0, 0, 4, 0, -300 * 65536), (0, 0, 0x80, 0, 200 * 65536), (0, 0, 0x81, 0, 400 * 65536)]))
+put('dls', 'gen-midi-sources.dls', dls_bank(conns=[
+    (2, 0, 1, 0x0400, -480 * 65536), (2, 0, 0x206, 0, -1200 * 65536), (3, 0, 0x207, 0, -1280 * 65536), (3, 0, 3, 0, 6400 * 65536),
+    (0x81, 0, 0x500, 0, -2400 * 65536), (0x4A, 0x81, 3, 0, 30 * 65536), (1, 0x81, 3, 0, 80 * 65536), (8, 0, 0x114, 0, 100 * 65536),
+    (7, 0, 1, 0, -100 * 65536), (6, 0x100, 3, 0, 12700 * 65536)], region_conns=[(0, 0, 0x206, 0, -2147483648)]))
 
 # ---- settings and converter ----
 rng = random.Random(7)

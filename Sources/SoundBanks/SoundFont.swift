@@ -84,7 +84,9 @@ public struct SoundBankError: Error, CustomStringConvertible, Sendable {
     public let chunk: String
     public let offset: Int
     public let reason: String
-    public var description: String { "SoundFont '\(chunk)' chunk at byte \(offset): \(reason)" }
+    /// The bank format the chunk belongs to ("SoundFont" or "DLS"), for the sentence.
+    public var format = "SoundFont"
+    public var description: String { "\(format) '\(chunk)' chunk at byte \(offset): \(reason)" }
 }
 
 /// A parsed SoundFont 2 bank.

@@ -1,5 +1,5 @@
-// AVAudioUnitSampler: Apple's sampler instrument (AUSampler), playing SoundFont 2 banks and
-// audio files through the voice engine in Sources/SamplerSynth (bank parsing in Sources/SoundBanks).
+// AVAudioUnitSampler: Apple's sampler instrument (AUSampler), playing SoundFont 2 banks, DLS
+// (Level 1 and 2) banks and audio files through the voice engine in Sources/SamplerSynth (bank parsing in Sources/SoundBanks).
 //
 // Loading reads the whole file and builds the instrument on the calling thread (as Apple says:
 // "reads from the file and allocates memory, so it should not be called on a real-time thread");
@@ -11,8 +11,9 @@
 // POSIX reason (NSFileReadNoSuchFileError's −43 `fnfErr` for a missing file, as Apple's sampler
 // reports it); a file that is not a valid bank — `kAudioUnitErr_InvalidFile` (−10871) with the
 // chunk and byte offset; a bank without the requested preset — `kAudioUnitErr_InvalidPropertyValue`
-// (−10851); DLS banks, `.aupreset` and EXS24 instruments — `kAudioUnitErr_InvalidFile` with a
-// sentence saying they are not supported yet.
+// (−10851); `.aupreset` and EXS24 instruments — `kAudioUnitErr_InvalidFile` with a sentence
+// saying they are not supported yet. A bank is recognised by its content ('RIFF' … 'sfbk' or
+// 'RIFF' … 'DLS '), whatever its extension.
 import SoundBanks
 import SamplerSynth
 import AudioFileFormats
@@ -20,7 +21,7 @@ import AudioFileFormats
 import Glibc
 #endif
 
-/// An instrument that plays samples: SoundFont banks, or audio files mapped to keys.
+/// An instrument that plays samples: SoundFont or DLS banks, or audio files mapped to keys.
 open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
     private var samplerUnit: SamplerAudioUnit { auAudioUnit as! SamplerAudioUnit }
 
@@ -42,12 +43,14 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
     open override var name: String { "AUSampler" }
     open override var manufacturerName: String { "Apple" }
 
-    /// Loads one instrument (preset) of a SoundFont bank. `bankMSB` is usually
+    /// Loads one instrument (preset) of a SoundFont or DLS bank. `bankMSB` is usually
     /// `kAUSampler_DefaultMelodicBankMSB` (0x79: the SoundFont bank is `bankLSB`) or
-    /// `kAUSampler_DefaultPercussionBankMSB` (0x78: the percussion bank, SoundFont bank 128);
-    /// any other MSB names the SoundFont bank itself. The whole bank stays loaded, so program
-    /// changes (with bank select) on any channel switch between its presets; every channel plays
-    /// the loaded instrument until it receives a program change.
+    /// `kAUSampler_DefaultPercussionBankMSB` (0x78: the percussion bank, SoundFont bank 128, or a
+    /// DLS bank's drum instruments, `F_INSTRUMENT_DRUMS`); any other MSB names the bank itself.
+    /// A DLS instrument's bank is its bank-select MSB, or its LSB when the MSB is 0
+    /// (`DLSInstrument.samplerBank`). The whole bank stays loaded, so program changes (with bank
+    /// select) on any channel switch between its instruments; every channel plays the loaded
+    /// instrument until it receives a program change.
     open func loadSoundBankInstrument(at bankURL: URL, program: UInt8, bankMSB: UInt8, bankLSB: UInt8) throws {
         let bank: Int
         switch Int(bankMSB) {
@@ -55,30 +58,50 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         case kAUSampler_DefaultMelodicBankMSB: bank = Int(bankLSB)
         default: bank = Int(bankMSB)
         }
-        let font = try AVAudioUnitSampler.readSoundFont(bankURL)
-        guard font.preset(bank: bank, program: Int(program)) != nil else {
-            let available = font.presets.prefix(8).map { "\($0.bank):\($0.program) \($0.name)" }.joined(separator: ", ")
-            throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
-                                "'\(bankURL.path)' has no preset for bank \(bank) (MSB \(bankMSB), LSB \(bankLSB)) program \(program); it has \(font.presets.count) presets (\(available)\(font.presets.count > 8 ? ", …" : ""))")
+        switch try AVAudioUnitSampler.readSoundBank(bankURL) {
+        case .soundFont(let font):
+            guard font.preset(bank: bank, program: Int(program)) != nil else {
+                let available = font.presets.prefix(8).map { "\($0.bank):\($0.program) \($0.name)" }.joined(separator: ", ")
+                throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
+                                    "'\(bankURL.path)' has no preset for bank \(bank) (MSB \(bankMSB), LSB \(bankLSB)) program \(program); it has \(font.presets.count) presets (\(available)\(font.presets.count > 8 ? ", …" : ""))")
+            }
+            samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: bank, program: Int(program)))
+        case .dls(let dls):
+            guard dls.instrument(bank: bank, program: Int(program)) != nil else {
+                let available = dls.instruments.prefix(8).map { "\($0.samplerBank):\($0.samplerProgram) \($0.name)" }.joined(separator: ", ")
+                throw avfaudioError(kAudioUnitErr_InvalidPropertyValue,
+                                    "'\(bankURL.path)' has no instrument for bank \(bank) (MSB \(bankMSB), LSB \(bankLSB)) program \(program); it has \(dls.instruments.count) instruments (\(available)\(dls.instruments.count > 8 ? ", …" : ""))")
+            }
+            samplerUnit.setInstrument(SamplerInstrument(dls: dls, bank: bank, program: Int(program)))
         }
-        samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: bank, program: Int(program)))
     }
 
-    /// Loads an instrument file: a SoundFont bank (its first preset) or an audio file (mapped
-    /// as `loadAudioFiles(at:)` maps one file). DLS banks, `.aupreset` and EXS24 files are not
-    /// supported yet (an error says so).
+    /// Loads an instrument file: a SoundFont or DLS bank (its first preset or instrument), or an
+    /// audio file (mapped as `loadAudioFiles(at:)` maps one file). A bank is recognised by its
+    /// content as well as its extension. `.aupreset` and EXS24 files are not supported yet (an
+    /// error says so).
     open func loadInstrument(at instrumentURL: URL) throws {
         let ext = instrumentURL.pathExtension.lowercased()
-        switch ext {
-        case "sf2", "sf3", "sbk":
-            let font = try AVAudioUnitSampler.readSoundFont(instrumentURL)
-            guard let first = font.presets.first else {
-                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(instrumentURL.path)' holds no presets")
+        let isBank = ["sf2", "sf3", "sbk", "dls"].contains(ext) || AVAudioUnitSampler.bankKind(instrumentURL) != nil
+        if isBank {
+            switch try AVAudioUnitSampler.readSoundBank(instrumentURL) {
+            case .soundFont(let font):
+                guard let first = font.presets.first else {
+                    throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(instrumentURL.path)' holds no presets")
+                }
+                samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: first.bank, program: first.program))
+            case .dls(let dls):
+                guard let first = dls.instruments.first else {
+                    throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(instrumentURL.path)' holds no instruments")
+                }
+                samplerUnit.setInstrument(SamplerInstrument(dls: dls, bank: first.samplerBank, program: first.samplerProgram))
             }
-            samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: first.bank, program: first.program))
-        case "dls", "aupreset", "exs":
+            return
+        }
+        switch ext {
+        case "aupreset", "exs":
             throw avfaudioError(kAudioUnitErr_InvalidFile,
-                                "'\(instrumentURL.path)': \(ext == "dls" ? "DLS banks" : ext == "exs" ? "EXS24 instruments" : "AUSampler presets (.aupreset)") are not supported yet; load a SoundFont (.sf2) or audio files")
+                                "'\(instrumentURL.path)': \(ext == "exs" ? "EXS24 instruments" : "AUSampler presets (.aupreset)") are not supported yet; load a SoundFont (.sf2) or DLS (.dls) bank, or audio files")
         default:
             try loadAudioFiles(at: [instrumentURL])
         }
@@ -185,7 +208,38 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         set { samplerUnit.tuningCents = Swift.max(-2_400, Swift.min(2_400, newValue.isNaN ? 0 : newValue)) }
     }
 
+    /// A parsed bank of either kind.
+    enum SoundBank { case soundFont(SoundFont), dls(DLSBank) }
+
+    /// The bank kind a file's first 12 bytes name ('RIFF' … 'sfbk' or 'DLS '), nil for others or an unreadable file.
+    static func bankKind(_ url: URL) -> String? {
+        let fd = open(url.path, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 12)
+        let n = header.withUnsafeMutableBytes { read(fd, $0.baseAddress!, 12) }
+        guard n == 12, header[0..<4].elementsEqual("RIFF".utf8) else { return nil }
+        if header[8..<12].elementsEqual("sfbk".utf8) { return "sfbk" }
+        if DLSBank.isDLS(header) { return "DLS " }
+        return nil
+    }
+
+    /// Reads a SoundFont or DLS bank: DLS when the file says 'RIFF' … 'DLS ', else SoundFont
+    /// (whose parser names what else the file is).
+    static func readSoundBank(_ url: URL) throws -> SoundBank {
+        try readBankBytes(url) { bytes -> SoundBank in
+            if DLSBank.isDLS(bytes) { return .dls(try DLSBank.parse(bytes)) }
+            return .soundFont(try SoundFont.parse(bytes))
+        }
+    }
+
     static func readSoundFont(_ url: URL) throws -> SoundFont {
+        try readBankBytes(url) { try SoundFont.parse($0) }
+    }
+
+    /// Maps (or reads) a bank file and parses it; parse errors become `kAudioUnitErr_InvalidFile`
+    /// NSErrors naming the chunk and byte offset.
+    private static func readBankBytes<T>(_ url: URL, _ parse: (UnsafeRawBufferPointer) throws -> T) throws -> T {
         // POSIX calls, not Foundation's Data(contentsOf:), which leaks its buffer for an empty file
         // on Linux (found by the sf2 fuzz target) and copies a large bank before it is parsed.
         let fd = open(url.path, O_RDONLY)
@@ -202,16 +256,16 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         // Mapped, not read: the parser converts the sample data straight from the page cache.
         // (FileMapping turns a file truncated under us into zeros and a damaged flag instead of SIGBUS.)
         if let mapping = FileMapping(fd: fd, size: size) {
-            let font: SoundFont
+            let result: T
             do {
-                font = try SoundFont.parse(mapping.bytes)
+                result = try parse(mapping.bytes)
             } catch let e as SoundBankError {
-                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
+                throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid \(e.format) bank: \(e.description)")
             }
             guard mapping.isIntact else {
                 throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' was truncated while it was being read")
             }
-            return font
+            return result
         }
         var bytes = [UInt8](repeating: 0, count: max(0, size))
         var done = 0
@@ -223,9 +277,9 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         }
         if done < size { bytes.removeLast(size - done) }
         do {
-            return try SoundFont.parse(bytes)
+            return try bytes.withUnsafeBytes { try parse($0) }
         } catch let e as SoundBankError {
-            throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid SoundFont bank: \(e.description)")
+            throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(url.path)' is not a valid \(e.format) bank: \(e.description)")
         }
     }
 }

@@ -199,9 +199,14 @@ func rmsDB(_ x: ArraySlice<Float>) -> Double { Levels.dB(Levels.rms(x)) }
         do { try sampler.loadSoundBankInstrument(at: good, program: 5, bankMSB: 0x79, bankLSB: 0); Issue.record("no error") } catch let e as NSError {
             #expect(e.code == Int(kAudioUnitErr_InvalidPropertyValue))
         }
-        // DLS: not yet, said so
-        let dls = FileManager.default.temporaryDirectory.appendingPathComponent("x.dls")
+        // a missing DLS bank: the file's reason, as for a SoundFont (DLS banks load: DLSSamplerTests)
+        let dls = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString).dls")
         do { try sampler.loadInstrument(at: dls); Issue.record("no error") } catch let e as NSError {
+            #expect(e.code == -43)
+        }
+        // EXS24: not yet, said so
+        let exs = FileManager.default.temporaryDirectory.appendingPathComponent("x.exs")
+        do { try sampler.loadInstrument(at: exs); Issue.record("no error") } catch let e as NSError {
             #expect(e.localizedDescription.contains("not supported yet"))
         }
     }

@@ -18,6 +18,7 @@ struct FuzzTarget {
         .codecconv,
         .smf,
         .sf2,
+        .dls,
         .mp4,
         .ogg,
         .mpeg,

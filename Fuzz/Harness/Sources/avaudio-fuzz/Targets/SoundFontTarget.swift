@@ -9,11 +9,12 @@
 import AVFoundation
 
 extension FuzzTarget {
-    static let sf2 = FuzzTarget(name: "sf2", structure: .riff) { loadSoundFont($0) }
+    static let sf2 = FuzzTarget(name: "sf2", structure: .riff) { loadSoundBank($0, fileExtension: "sf2") }
 }
 
-func loadSoundFont(_ bytes: [UInt8]) {
-    let url = scratchFile(bytes, fileExtension: "sf2")
+/// Loads the bytes as a bank file (`fileExtension`: "sf2" or "dls"), then plays and renders it.
+func loadSoundBank(_ bytes: [UInt8], fileExtension: String) {
+    let url = scratchFile(bytes, fileExtension: fileExtension)
     let sampler = AVAudioUnitSampler()
     do {
         if bytes.count & 1 == 0 {
