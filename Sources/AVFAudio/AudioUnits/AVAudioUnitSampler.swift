@@ -11,8 +11,10 @@
 // POSIX reason (NSFileReadNoSuchFileError's −43 `fnfErr` for a missing file, as Apple's sampler
 // reports it); a file that is not a valid bank — `kAudioUnitErr_InvalidFile` (−10871) with the
 // chunk and byte offset; a bank without the requested preset — `kAudioUnitErr_InvalidPropertyValue`
-// (−10851); DLS banks, `.aupreset` and EXS24 instruments — `kAudioUnitErr_InvalidFile` with a
-// sentence saying they are not supported yet.
+// (−10851); DLS banks and EXS24 instruments — `kAudioUnitErr_InvalidFile` with a sentence saying
+// they are not supported yet. AUSampler presets (`.aupreset`) load through
+// AVAudioUnitSampler+Preset.swift: a malformed one is `kAudioUnitErr_InvalidFile` naming the key,
+// a sample it names that cannot be found `fnfErr` (−43) naming the file.
 import SoundBanks
 import SamplerSynth
 import AudioFileFormats
@@ -64,8 +66,10 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: bank, program: Int(program)))
     }
 
-    /// Loads an instrument file: a SoundFont bank (its first preset) or an audio file (mapped
-    /// as `loadAudioFiles(at:)` maps one file). DLS banks, `.aupreset` and EXS24 files are not
+    /// Loads an instrument file: a SoundFont bank (its first preset), an AUSampler preset
+    /// (`.aupreset`: its zones, samples, envelope, tuning, gain and pan, or the bank preset it
+    /// names; see AVAudioUnitSampler+Preset.swift for what is honoured and ignored) or an audio
+    /// file (mapped as `loadAudioFiles(at:)` maps one file). DLS banks and EXS24 files are not
     /// supported yet (an error says so).
     open func loadInstrument(at instrumentURL: URL) throws {
         let ext = instrumentURL.pathExtension.lowercased()
@@ -76,9 +80,11 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
                 throw avfaudioError(kAudioUnitErr_InvalidFile, "'\(instrumentURL.path)' holds no presets")
             }
             samplerUnit.setInstrument(SamplerInstrument(soundFont: font, bank: first.bank, program: first.program))
-        case "dls", "aupreset", "exs":
+        case "aupreset":
+            try loadSamplerPreset(at: instrumentURL)
+        case "dls", "exs":
             throw avfaudioError(kAudioUnitErr_InvalidFile,
-                                "'\(instrumentURL.path)': \(ext == "dls" ? "DLS banks" : ext == "exs" ? "EXS24 instruments" : "AUSampler presets (.aupreset)") are not supported yet; load a SoundFont (.sf2) or audio files")
+                                "'\(instrumentURL.path)': \(ext == "dls" ? "DLS banks" : "EXS24 instruments") are not supported yet; load a SoundFont (.sf2), an AUSampler preset (.aupreset) or audio files")
         default:
             try loadAudioFiles(at: [instrumentURL])
         }

@@ -18,6 +18,7 @@ struct FuzzTarget {
         .codecconv,
         .smf,
         .sf2,
+        .aupreset,
         .mp4,
         .ogg,
         .mpeg,
