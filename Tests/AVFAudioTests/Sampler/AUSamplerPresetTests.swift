@@ -309,7 +309,11 @@ import AudioAnalysis
         // bytes that are no plist, an empty file, a plist whose top level is an array, nesting past Foundation's limit
         var deeper = String(repeating: "<array>", count: 100_000) + String(repeating: "</array>", count: 100_000)
         deeper = "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict><key>Instrument</key>\(deeper)</dict></plist>"
-        for bytes in [Data("RIFF not a plist".utf8), Data(), Data("<?xml version=\"1.0\"?><plist version=\"1.0\"><array/></plist>".utf8), Data(deeper.utf8)] {
+        // a binary plist holding a set inside an array (Linux Foundation crashed bridging it: the
+        // aupreset fuzz target's finding of 2026-11-28): objects 0 array [1], 1 set {2}, 2 integer 5
+        var set: [UInt8] = Array("bplist00".utf8) + [0xA1, 1, 0xC1, 2, 0x10, 5]
+        set += [8, 10, 12] + [0, 0, 0, 0, 0, 0, 1, 1] + [0, 0, 0, 0, 0, 0, 0, 3] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, 14]
+        for bytes in [Data(set), Data("RIFF not a plist".utf8), Data(), Data("<?xml version=\"1.0\"?><plist version=\"1.0\"><array/></plist>".utf8), Data(deeper.utf8)] {
             let url = dir.appendingPathComponent("raw.aupreset")
             try bytes.write(to: url)
             #expect(throws: NSError.self) { try Self.load(url) }
