@@ -391,6 +391,49 @@ put('dls', 'gen-midi-sources.dls', dls_bank(conns=[
     (2, 0, 1, 0x0400, -480 * 65536), (2, 0, 0x206, 0, -1200 * 65536), (3, 0, 0x207, 0, -1280 * 65536), (3, 0, 3, 0, 6400 * 65536),
     (0x81, 0, 0x500, 0, -2400 * 65536), (0x4A, 0x81, 3, 0, 30 * 65536), (1, 0x81, 3, 0, 80 * 65536), (8, 0, 0x114, 0, 100 * 65536),
     (7, 0, 1, 0, -100 * 65536), (6, 0x100, 3, 0, 12700 * 65536)], region_conns=[(0, 0, 0x206, 0, -2147483648)]))
+# ---- AUSampler presets (aupreset): property lists in AU Lab's layout, XML and binary. Zones name
+# `tone.wav`, which the target writes next to the input; one names a SoundFont bank (missing:
+# the error path), some carry hostile values ----
+import plistlib
+def aupreset(zones, refs=None, envelope=True, top=None, instrument=None):
+    stages = [{'curve': 20, 'stage': 0, 'time': 0.0}, {'curve': 22, 'stage': 1, 'time': 0.01}, {'curve': 20, 'stage': 2, 'time': 0.0},
+              {'curve': 20, 'stage': 3, 'time': 0.2}, {'stage': 4, 'level': 0.5}, {'curve': 20, 'stage': 5, 'time': 0.3},
+              {'curve': 20, 'stage': 6, 'time': 0.005}]
+    layer = {'ID': 0, 'Zones': zones, 'Amplifier': {'ID': 0, 'enabled': True}, 'Oscillator': {'ID': 0, 'enabled': True},
+             'Connections': [{'ID': 5, 'control': 0, 'destination': 0x50100000, 'enabled': True, 'inverse': True, 'scale': -96.0,
+                              'source': 0x20000000, 'transform': 1}],
+             'Filters': {'ID': 0, 'cutoff': 20000.0, 'enabled': False, 'resonance': 0.0, 'type': 40},
+             'LFOs': [{'ID': 0, 'enabled': True, 'rate': 3.0}]}
+    if envelope:
+        layer['Envelopes'] = [{'ID': 0, 'enabled': True, 'Stages': stages}]
+    inst = {'name': 'Seed', 'Layers': [layer]}
+    inst.update(instrument or {})
+    p = {'AU version': 1.0, 'Instrument': inst, 'name': 'Seed', 'type': 1635085685, 'subtype': 1935764848, 'manufacturer': 1634758764,
+         'version': 0, 'coarse tune': 0, 'fine tune': 0.0, 'gain': 0.0, 'pan': 0.0, 'voice count': 64, 'data': b'\0' * 8,
+         'file-references': refs if refs is not None else {'Sample:268435457': '/stale/path/Sounds/tone.wav'}}
+    p.update(top or {})
+    return p
+def azone(wid=268435457, lo=0, hi=127, root=69, **extra):
+    z = {'ID': 1, 'enabled': True, 'waveform': wid, 'min key': lo, 'max key': hi, 'root key': root, 'loop enabled': False}
+    z.update({k.replace('_', ' '): v for k, v in extra.items()})
+    return z
+presets = {
+    'minimal': aupreset([azone()], refs={'Sample:268435457': 'tone.wav'}),
+    'stale-absolute': aupreset([azone()]),
+    'split-looped': aupreset([azone(lo=0, hi=63, root=60, loop_enabled=True, loop_start=1000, loop_end=4000),
+                              azone(lo=64, hi=127, root=72, min_vel=1, max_vel=90, coarse_tune=-2, fine_tune=30.0, gain=-6.0, pan=-0.5),
+                              azone(lo=64, hi=127, root=72, min_vel=91, max_vel=127, start=100, end=3000, loop_enabled=True)]),
+    'global-keys': aupreset([azone(loop_enabled=True)], top={'gain': -12.0, 'coarse tune': 2, 'fine tune': -50.0, 'pan': 1.0}),
+    'no-envelope': aupreset([azone(root=0)], envelope=False),
+    'sf2-reference': aupreset([], refs={'Sample:1': '/missing/bank.sf2'}, instrument={'bank MSB': 121, 'bank LSB': 0, 'program': 3}),
+    'extremes': aupreset([azone(loop_enabled=True, loop_start=0, loop_end=1, start=4410, end=0, coarse_tune=127, fine_tune=-1200.0,
+                                gain=48.0, pan=1.0, root=127, lo=127, hi=127)]),
+    'unknown-waveform': aupreset([azone(wid=7)]),
+    'wrong-types': aupreset([azone(root='sixty', loop_enabled='yes')]),
+}
+for n, p in presets.items():
+    put('aupreset', 'gen-%s.aupreset' % n, plistlib.dumps(p, fmt=plistlib.FMT_XML))
+    put('aupreset', 'gen-%s-binary.aupreset' % n, plistlib.dumps(p, fmt=plistlib.FMT_BINARY))
 
 # ---- settings and converter ----
 rng = random.Random(7)

@@ -11,9 +11,11 @@
 // POSIX reason (NSFileReadNoSuchFileError's −43 `fnfErr` for a missing file, as Apple's sampler
 // reports it); a file that is not a valid bank — `kAudioUnitErr_InvalidFile` (−10871) with the
 // chunk and byte offset; a bank without the requested preset — `kAudioUnitErr_InvalidPropertyValue`
-// (−10851); `.aupreset` and EXS24 instruments — `kAudioUnitErr_InvalidFile` with a sentence
-// saying they are not supported yet. A bank is recognised by its content ('RIFF' … 'sfbk' or
-// 'RIFF' … 'DLS '), whatever its extension.
+// (−10851); EXS24 instruments — `kAudioUnitErr_InvalidFile` with a sentence saying they are not
+// supported yet. A bank is recognised by its content ('RIFF' … 'sfbk' or 'RIFF' … 'DLS '),
+// whatever its extension. AUSampler presets (`.aupreset`) load through
+// AVAudioUnitSampler+Preset.swift: a malformed one is `kAudioUnitErr_InvalidFile` naming the key,
+// a sample it names that cannot be found `fnfErr` (−43) naming the file.
 import SoundBanks
 import SamplerSynth
 import AudioFileFormats
@@ -76,9 +78,11 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         }
     }
 
-    /// Loads an instrument file: a SoundFont or DLS bank (its first preset or instrument), or an
-    /// audio file (mapped as `loadAudioFiles(at:)` maps one file). A bank is recognised by its
-    /// content as well as its extension. `.aupreset` and EXS24 files are not supported yet (an
+    /// Loads an instrument file: a SoundFont or DLS bank (its first preset or instrument), an
+    /// AUSampler preset (`.aupreset`: its zones, samples, envelope, tuning, gain and pan, or the
+    /// bank preset it names; see AVAudioUnitSampler+Preset.swift for what is honoured and
+    /// ignored) or an audio file (mapped as `loadAudioFiles(at:)` maps one file). A bank is
+    /// recognised by its content as well as its extension. EXS24 files are not supported yet (an
     /// error says so).
     open func loadInstrument(at instrumentURL: URL) throws {
         let ext = instrumentURL.pathExtension.lowercased()
@@ -99,9 +103,11 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
             return
         }
         switch ext {
-        case "aupreset", "exs":
+        case "aupreset":
+            try loadSamplerPreset(at: instrumentURL)
+        case "exs":
             throw avfaudioError(kAudioUnitErr_InvalidFile,
-                                "'\(instrumentURL.path)': \(ext == "exs" ? "EXS24 instruments" : "AUSampler presets (.aupreset)") are not supported yet; load a SoundFont (.sf2) or DLS (.dls) bank, or audio files")
+                                "'\(instrumentURL.path)': EXS24 instruments are not supported yet; load a SoundFont (.sf2) or DLS (.dls) bank, an AUSampler preset (.aupreset) or audio files")
         default:
             try loadAudioFiles(at: [instrumentURL])
         }

@@ -19,6 +19,7 @@ struct FuzzTarget {
         .smf,
         .sf2,
         .dls,
+        .aupreset,
         .mp4,
         .ogg,
         .mpeg,
