@@ -74,6 +74,7 @@ run_target() {
   done
   # SWIFT_BACKTRACE: the Swift runtime's crash handler fights ASan's and can hang; ASan reports alone.
   AVFUZZ_TARGET=$target AVFUZZ_CPU_LIMIT="$(cpu_limit "$target")" SWIFT_BACKTRACE=enable=no ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0} \
+    LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/Fuzz/lsan-suppressions.txt} \
     nice -n 19 "$BIN" -max_total_time="$seconds" -timeout="$(wall_timeout "$target")" -rss_limit_mb=2048 \
       -malloc_limit_mb="$(malloc_limit "$target")" -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$FINDINGS/$target/" "$@" "$CORPUS/work/$target" "$CORPUS/seeds/$target"
@@ -128,7 +129,7 @@ case "$cmd" in
   replay)
     target=${1:?usage: fuzz.sh replay TARGET FILE...}; shift
     [ -x "$BIN" ] || build
-    AVFUZZ_TARGET=$target AVFUZZ_CPU_LIMIT="$(cpu_limit "$target")" SWIFT_BACKTRACE=enable=no nice -n 19 "$BIN" -timeout="$(wall_timeout "$target")" -malloc_limit_mb="$(malloc_limit "$target")" "$@" ;;
+    AVFUZZ_TARGET=$target AVFUZZ_CPU_LIMIT="$(cpu_limit "$target")" SWIFT_BACKTRACE=enable=no LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$ROOT/Fuzz/lsan-suppressions.txt} nice -n 19 "$BIN" -timeout="$(wall_timeout "$target")" -malloc_limit_mb="$(malloc_limit "$target")" "$@" ;;
   ci)
     seconds=${1:-30}
     build
