@@ -32,18 +32,11 @@ private struct Chunk {
     var data: Range<Int>
 }
 
-private struct SF2Reader {
+private struct SF2Reader: LittleEndianFields {
     let bytes: UnsafeRawBufferPointer
 
     init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
-    func u8(_ o: Int) -> UInt8 { bytes[o] }
-    func u16(_ o: Int) -> UInt16 { UInt16(bytes[o]) | UInt16(bytes[o + 1]) << 8 }
-    func i16(_ o: Int) -> Int16 { Int16(bitPattern: u16(o)) }
-    func u32(_ o: Int) -> UInt32 { UInt32(u16(o)) | UInt32(u16(o + 2)) << 16 }
-    func fourCC(_ o: Int) -> String {
-        String(decoding: (0..<4).map { c -> UInt8 in let b = bytes[o + c]; return (32...126).contains(b) ? b : 63 }, as: UTF8.self)
-    }
     /// A fixed-size, zero-terminated name.
     func name(_ o: Int, _ length: Int) -> String {
         var chars: [UInt8] = []

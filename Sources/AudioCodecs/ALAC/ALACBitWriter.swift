@@ -43,20 +43,21 @@ struct ALACBitWriter {
     /// Residuals in the adaptive-Golomb code, written by the C kernel (calac_write_residuals:
     /// the same bits as ALACEncoder.codeResiduals into this writer, which ALACKernelTests checks).
     mutating func writeResiduals(_ res: UnsafePointer<Int32>, count: Int, escapeBits: Int) throws {
-        var state = CALACBitWriter(base: base, capacity: capacity, byteCount: byteCount, cache: cache, cacheBits: Int32(cacheBits))
-        guard calac_write_residuals(&state, res, count, Int32(escapeBits)) == 0 else {
-            throw CodecError(.corrupt, "Apple Lossless: an encoded packet outgrew its buffer")
-        }
-        byteCount = state.byteCount
-        cache = state.cache
-        cacheBits = Int(state.cacheBits)
+        try withKernelState { calac_write_residuals(&$0, res, count, Int32(escapeBits)) }
     }
 
     /// `count` values of `bits` (8 or 16) bits each: the low bytes a shift kept back, written by
     /// the C kernel (calac_write_fixed: what `write(_:_:)` per value would write).
     mutating func writeFixed(_ values: UnsafePointer<UInt16>, count: Int, bits: Int) throws {
+        try withKernelState { calac_write_fixed(&$0, values, count, Int32(bits)) }
+    }
+
+    /// Hands this writer's position to a C kernel as a `CALACBitWriter` and takes it back; the
+    /// kernel returns nonzero when the packet would outgrow the buffer.
+    @inline(__always)
+    private mutating func withKernelState(_ kernel: (inout CALACBitWriter) -> Int32) throws {
         var state = CALACBitWriter(base: base, capacity: capacity, byteCount: byteCount, cache: cache, cacheBits: Int32(cacheBits))
-        guard calac_write_fixed(&state, values, count, Int32(bits)) == 0 else {
+        guard kernel(&state) == 0 else {
             throw CodecError(.corrupt, "Apple Lossless: an encoded packet outgrew its buffer")
         }
         byteCount = state.byteCount

@@ -44,29 +44,6 @@ func loadAUPreset(_ bytes: [UInt8]) {
         expectReadableError(error, "AVAudioUnitSampler.loadInstrument(at:) with an .aupreset")
         return
     }
-    let unit = sampler.auAudioUnit
-    unit.maximumFramesToRender = 512
-    do { try unit.allocateRenderResources() } catch { fuzzFailure("allocateRenderResources: \(error)") }
-    guard let schedule = unit.scheduleMIDIEventBlock else { fuzzFailure("the sampler takes no MIDI") }
-    let format = unit.outputBusses[0].format
-    let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: 512)!
-    buffer.frameLength = 512
-    let render = unit.renderBlock
-    var flags = AudioUnitRenderActionFlags(rawValue: 0)
-    var stamp = AudioTimeStamp()
-    stamp.mFlags = .sampleTimeValid
     // notes across the keyboard and velocities, then a release mid-way
-    let notes: [[UInt8]] = [[0x90, 60, 100], [0x90, 21, 127], [0x90, 69, 1], [0x90, 108, 64], [0xE0, 0, 0x7F]]
-    for (i, n) in notes.enumerated() { n.withUnsafeBufferPointer { schedule(AUEventSampleTime(i * 37), 0, n.count, $0.baseAddress!) } }
-    for cycle in 0..<6 {
-        if cycle == 3 { [UInt8](arrayLiteral: 0x80, 60, 0).withUnsafeBufferPointer { schedule(AUEventSampleTime(cycle * 512 + 5), 0, 3, $0.baseAddress!) } }
-        stamp.mSampleTime = Double(cycle * 512)
-        let status = render(&flags, &stamp, 512, 0, buffer.mutableAudioBufferList, nil)
-        guard status == noErr else { fuzzFailure("render returned \(status)") }
-        for c in 0..<Int(format.channelCount) {
-            let p = buffer.floatChannelData![c]
-            for i in 0..<512 where !p[i].isFinite { fuzzFailure("non-finite sample \(p[i]) at cycle \(cycle) frame \(i)") }
-        }
-    }
-    unit.deallocateRenderResources()
+    playAndRender(sampler, [[0x90, 60, 100], [0x90, 21, 127], [0x90, 69, 1], [0x90, 108, 64], [0xE0, 0, 0x7F]])
 }

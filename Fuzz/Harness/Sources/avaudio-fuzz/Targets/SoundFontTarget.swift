@@ -27,6 +27,16 @@ func loadSoundBank(_ bytes: [UInt8], fileExtension: String) {
         expectReadableError(error, "AVAudioUnitSampler.loadInstrument(at:)")
         return
     }
+    // notes across the keyboard and velocities, a bend and a release, then render
+    // (controllers, pressure and poly pressure after the notes: custom modulators re-evaluate on them)
+    playAndRender(sampler, [[0x90, 60, 100], [0x90, 36, 127], [0x91, 84, 20], [0xE0, 0, 0x7F], [0xB0, 1, 127], [0x99, 42, 90],
+                            [0xB0, 74, 3], [0xD0, 90], [0xA0, 60, 70]])
+}
+
+/// Renders six 512-frame cycles of `sampler` after scheduling `notes` (37 frames apart) and a
+/// note-off of key 60 in the fourth cycle; every sample must be finite. Shared by the sf2, dls
+/// and aupreset targets.
+func playAndRender(_ sampler: AVAudioUnitSampler, _ notes: [[UInt8]]) {
     let unit = sampler.auAudioUnit
     unit.maximumFramesToRender = 512
     do { try unit.allocateRenderResources() } catch { fuzzFailure("allocateRenderResources: \(error)") }
@@ -38,10 +48,6 @@ func loadSoundBank(_ bytes: [UInt8], fileExtension: String) {
     var flags = AudioUnitRenderActionFlags(rawValue: 0)
     var stamp = AudioTimeStamp()
     stamp.mFlags = .sampleTimeValid
-    // notes across the keyboard and velocities, a bend and a release, then render
-    // (controllers, pressure and poly pressure after the notes: custom modulators re-evaluate on them)
-    let notes: [[UInt8]] = [[0x90, 60, 100], [0x90, 36, 127], [0x91, 84, 20], [0xE0, 0, 0x7F], [0xB0, 1, 127], [0x99, 42, 90],
-                            [0xB0, 74, 3], [0xD0, 90], [0xA0, 60, 70]]
     for (i, n) in notes.enumerated() { n.withUnsafeBufferPointer { schedule(AUEventSampleTime(i * 37), 0, n.count, $0.baseAddress!) } }
     for cycle in 0..<6 {
         if cycle == 3 { [UInt8](arrayLiteral: 0x80, 60, 0).withUnsafeBufferPointer { schedule(AUEventSampleTime(cycle * 512 + 5), 0, 3, $0.baseAddress!) } }
