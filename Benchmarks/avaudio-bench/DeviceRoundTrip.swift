@@ -10,7 +10,9 @@
 //   avaudio-bench jack-probe --server=NAME --target=CLIENT --seconds=S
 //       The measuring client, the same for every client under test (ours, or miniaudio's duplex
 //       stream): its out_1 feeds the target's first input port, the target's first output port
-//       feeds its in_1. It plays a one-sample click (0.5) every 4,800 frames and records in_1; each
+//       feeds its in_1. It plays a one-sample click every 4,800 frames and records in_1; each
+//       click's amplitude (0.1, 0.2, … 0.8, cycling) tells which of eight consecutive clicks it
+//       is, so a round trip up to 0.8 s is told apart from one 100 ms shorter; each
 //       click's arrival minus its emission, in the probe's own frame count, is the round trip
 //       through the target plus what the JACK graph adds (the same for every target). A click that
 //       never arrives, arrives twice, or arrives at another latency than the first one did shows
@@ -64,7 +66,14 @@ final class JACKProbe: @unchecked Sendable {
     let running = Atomic<Bool>(false)
     let xruns = Atomic<Int>(0)
     static let interval = 4_800
-    static let click: Float = 0.5
+    /// Distinct click amplitudes: a click's index modulo this is coded in its amplitude.
+    static let codes = 8
+    /// The sample at frame `frame` of the probe's output: a click at each multiple of `interval`.
+    @inline(__always)
+    static func sample(atFrame frame: Int) -> Float {
+        frame % interval == 0 ? amplitude(code: (frame / interval) % codes) : 0
+    }
+    static func amplitude(code: Int) -> Float { 0.1 * Float(code + 1) }
 
     init(server: String, seconds: Double) throws {
         self.server = server
@@ -101,7 +110,7 @@ final class JACKProbe: @unchecked Sendable {
         }
         let m = min(n, capacity - frames)
         if m > 0 { (recording + frames).update(from: inp, count: m) }
-        for k in 0..<n { out[k] = (frames + k) % Self.interval == 0 ? Self.click : 0 }
+        for k in 0..<n { out[k] = Self.sample(atFrame: frames + k) }
         frames += n
     }
 
@@ -174,7 +183,7 @@ enum PulseProbeSuite {
             }
             let m = min(cycle.frames, capacity - counter.frames)
             if m > 0, let input = cycle.input { (recording + counter.frames).update(from: input[0], count: m) }
-            for k in 0..<cycle.frames { out[k] = (counter.frames + k) % JACKProbe.interval == 0 ? JACKProbe.click : 0 }
+            for k in 0..<cycle.frames { out[k] = JACKProbe.sample(atFrame: counter.frames + k) }
             counter.frames += cycle.frames
         }
         usleep(500_000)
@@ -219,14 +228,17 @@ struct ClickAnalysis {
     var json: String
 
     init(recording: UnsafePointer<Float>, frames recorded: Int) {
-        var arrivals: [Int] = []
+        // Each arrival: where it starts and its peak amplitude (the click's code).
+        var arrivals: [(frame: Int, code: Int)] = []
         var k = 0
-        let threshold = JACKProbe.click / 2
+        let threshold = JACKProbe.amplitude(code: 0) / 2
         while k < recorded {
             if abs(recording[k]) > threshold {
-                arrivals.append(k)
-                k += 1
-                while k < recorded, abs(recording[k]) > threshold { k += 1 }
+                let start = k
+                var peak: Float = 0
+                while k < recorded, abs(recording[k]) > threshold { peak = max(peak, abs(recording[k])); k += 1 }
+                let code = min(JACKProbe.codes - 1, max(0, Int((peak / JACKProbe.amplitude(code: 0)).rounded()) - 1))
+                arrivals.append((start, code))
             } else { k += 1 }
         }
         let interval = JACKProbe.interval
@@ -234,8 +246,11 @@ struct ClickAnalysis {
         var latencies: [Int] = []
         var perClick = [Int](repeating: 0, count: max(1, emitted))
         for a in arrivals {
-            let c = a / interval
-            latencies.append(a - c * interval)
+            // The latest click at or before the arrival whose index carries the arrival's code.
+            var c = a.frame / interval
+            while c >= 0, c % JACKProbe.codes != a.code { c -= 1 }
+            guard c >= 0 else { continue }
+            latencies.append(a.frame - c * interval)
             perClick[c] += 1
         }
         let first = latencies.first ?? -1

@@ -16,7 +16,7 @@ Clients measured, each for SECONDS:
   pacat      parec --latency-msec=MS | pacat --latency-msec=MS (the issue's yardstick)
 
     python3 Benchmarks/devices/roundtrip_pulse.py [--seconds 60] [--period 240]
-        [--bench .build/release/avaudio-bench] [--out FILE]
+        [--bench .build/release/avaudio-bench] [--probe-bench BIN] [--clients ours,miniaudio,pacat] [--out FILE]
 """
 import argparse
 import datetime
@@ -113,7 +113,7 @@ def measure(kind, args, server):
         rec.stdout.close()
         procs += [play, rec]
     time.sleep(2.0)
-    out = subprocess.run([args.bench, "pulse-probe", "--sink=probe_out", "--source=target_out.monitor",
+    out = subprocess.run([args.probe_bench or args.bench, "pulse-probe", "--sink=probe_out", "--source=target_out.monitor",
                           f"--server={server_addr}", f"--period={args.period}", f"--seconds={args.seconds}"],
                          env=env, capture_output=True, text=True, timeout=args.seconds + 60)
     lines = [l for l in out.stdout.splitlines() if l.startswith("{")]
@@ -141,6 +141,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--period", type=int, default=240, help="frames per period for ours and the probe (240 = 5 ms)")
     ap.add_argument("--bench", default=os.path.join(ROOT, ".build/release/avaudio-bench"))
+    ap.add_argument("--probe-bench", help="the probe's avaudio-bench (default: --bench), to keep the probe fixed while ours changes")
+    ap.add_argument("--clients", default="ours,miniaudio,pacat", help="comma-separated subset of ours,miniaudio,pacat")
     ap.add_argument("--out")
     args = ap.parse_args()
     for tool in ("pulseaudio", "pactl", "parec", "pacat"):
@@ -149,7 +151,7 @@ def main():
     server = Server()
     rows = {}
     try:
-        for kind in ("ours", "miniaudio", "pacat"):
+        for kind in args.clients.split(","):
             rows[kind] = measure(kind, args, server)
             print(kind, json.dumps(rows[kind]), flush=True)
     finally:

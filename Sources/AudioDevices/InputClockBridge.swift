@@ -41,13 +41,19 @@ public final class InputClockBridge {
     /// Frames the ring holds at most.
     public let capacity: Int
     /// Frames that must have arrived before reads start taking them (and again after a read found
-    /// the ring empty).
-    public let primingFrames: Int
+    /// the ring empty). With `maximumPrimingFrames` above it, it grows after each underrun.
+    public private(set) var primingFrames: Int
+    /// The most `primingFrames` may grow to (equal to the initial priming: fixed).
+    public let maximumPrimingFrames: Int
+    /// How much `primingFrames` grows after an underrun.
+    public let primingStep: Int
     /// Reads return this many frames at most.
     public let maximumReadFrames: Int
     /// Whether the bridge may switch to resampling. False where reads are driven by the writes
     /// themselves (an input-only device reads each period as it arrives: one clock by design).
     public let compensates: Bool
+    /// Whether priming drops what arrived beyond `primingFrames` (see `read`).
+    public let trimsAtPriming: Bool
 
     /// Frames waiting in the ring.
     public private(set) var count = 0
@@ -91,20 +97,27 @@ public final class InputClockBridge {
     ///   - capacity: frames the ring holds (at least `primingFrames` + 2 × `maximumReadFrames`).
     ///   - primingFrames: frames to wait for before reading (the output device's buffer plus one
     ///     period is a safe choice: playback asks for data in bursts up to its buffer).
+    ///   - maximumPrimingFrames: when above `primingFrames`, the priming adapts: it starts at
+    ///     `primingFrames` and grows by `primingStep` after each underrun, up to this (a jitter
+    ///     buffer that finds the smallest margin the two streams' timing allows). nil: fixed.
     ///   - compensates: false to copy always (see `compensates`).
-    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumReadFrames: Int, compensates: Bool = true) {
+    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumPrimingFrames: Int? = nil,
+                primingStep: Int? = nil, maximumReadFrames: Int, compensates: Bool = true, trimsAtPriming: Bool = false) {
         precondition(channels >= 1 && sampleRate > 0 && primingFrames >= 0 && maximumReadFrames >= 1,
                      "InputClockBridge: \(channels) channels, \(sampleRate) Hz, priming \(primingFrames), reads of \(maximumReadFrames)")
         self.channels = channels
         self.sampleRate = sampleRate
         self.primingFrames = primingFrames
+        self.maximumPrimingFrames = max(primingFrames, maximumPrimingFrames ?? primingFrames)
+        self.primingStep = max(1, primingStep ?? maximumReadFrames / 2)
         self.maximumReadFrames = maximumReadFrames
         self.compensates = compensates
+        self.trimsAtPriming = trimsAtPriming
         // The converter's pre-roll is read from the history behind `start`: keep room for it.
         converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .low,
                                         priming: .preroll,
                                         variableRatio: (1 / (1 + Self.maximumCorrection))...(1 / (1 - Self.maximumCorrection)))
-        self.capacity = max(capacity, primingFrames + 2 * maximumReadFrames) + converter.leadingFrames
+        self.capacity = max(capacity, self.maximumPrimingFrames + 2 * maximumReadFrames) + converter.leadingFrames
         ring = .allocate(capacity: channels * self.capacity)
         ring.initialize(repeating: 0, count: channels * self.capacity)
         inPointers = .allocate(capacity: channels)
@@ -168,6 +181,15 @@ public final class InputClockBridge {
                 return true
             }
             primed = true
+            if trimsAtPriming && count > primingFrames {
+                // Nothing has been handed out since the priming began (reads returned silence), so
+                // dropping the oldest frames now costs no discontinuity, and the fill (the latency
+                // this bridge adds) starts at exactly `primingFrames`, not at wherever the last
+                // capture burst left it.
+                let excess = count - primingFrames
+                start = (start + excess) % capacity
+                count -= excess
+            }
             readSincePriming = 0
             elapsed = 0
             smoothedFill = Double(count)
@@ -177,6 +199,7 @@ public final class InputClockBridge {
             for c in 0..<channels { (output[c] + produced).update(repeating: 0, count: n - produced) }
             underruns += 1
             primed = false
+            primingFrames = min(maximumPrimingFrames, primingFrames + primingStep)
             if isCompensating { converter.reset(); isCompensating = false; integral = 0; correction = 0 }
             targetFill = nil
             return false

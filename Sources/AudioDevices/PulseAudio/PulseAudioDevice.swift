@@ -19,7 +19,8 @@
 // (only the mainloop thread touches it, so no lock) until the next write callback takes them:
 // it copies them exactly while the two clocks agree and switches to the varispeed resampler when
 // its fill drifts; when it holds too few, the rest of that input is silence and counted as an
-// xrun. Input-only: each captured period is handed to the render callback as it arrives (its
+// xrun, and the bridge primes again with a larger margin (a jitter buffer that settles on the
+// smallest margin this server's timing allows). Input-only: each captured period is handed to the render callback as it arrives (its
 // output is discarded).
 #if canImport(Glibc)
 import Glibc
@@ -299,13 +300,19 @@ private final class PulseSession: @unchecked Sendable {
         output = PlanarBuffers(channels: max(1, outputChannels), frames: frames)
         input = PlanarBuffers(channels: inputChannels, frames: frames)
         bytes = .allocate(byteCount: frames * max(1, max(outputChannels, inputChannels)) * 4, alignment: 16)
-        // Duplex: reads start once the playback target length plus one period has arrived (the
-        // server asks for playback data in chunks up to the target length while capture arrives a
-        // fragment at a time, so this margin keeps the bridge from running dry between them).
+        // Duplex: reads start once two periods have arrived (capture arrives a fragment, one
+        // period, at a time and the server asks for playback a period at a time once running, so
+        // the fill moves by a period each way between them), trimmed to exactly that at priming so
+        // the latency does not depend on where the last capture burst left the fill. When the
+        // server's bursts are bigger (a loaded machine, a first request for the whole target
+        // length after an underrun), the bridge runs dry, counts an xrun and primes again half a
+        // period higher, up to the target length plus two periods (the fixed margin used before,
+        // 2026-11-28, which measured 1.5 periods more round trip: Benchmarks/results/devices-pulse-*).
         bridge = inputChannels == 0 ? nil
             : InputClockBridge(channels: inputChannels, sampleRate: rate, capacity: frames * (4 * max(2, device.request.periods) + 16),
-                               primingFrames: outputChannels == 0 ? frames : frames * (max(2, device.request.periods) + 1),
-                               maximumReadFrames: frames, compensates: outputChannels > 0)
+                               primingFrames: outputChannels == 0 ? frames : frames * 2,
+                               maximumPrimingFrames: outputChannels == 0 ? nil : frames * (max(2, device.request.periods) + 2),
+                               maximumReadFrames: frames, compensates: outputChannels > 0, trimsAtPriming: outputChannels > 0)
     }
 
     deinit {

@@ -168,4 +168,48 @@ import AudioDevices
         outs.withUnsafeBufferPointer { #expect(bridge.read(into: $0.baseAddress!, frames: 256)) }
         #expect(a[0] == 0.25)
     }
+
+    @Test func primingTrimsTheFillToThePrimingLevel() {
+        // Capture arrives in one burst of 1,000 frames before the first read: a trimming bridge
+        // starts with exactly `primingFrames` queued (the newest ones), so the latency it adds is
+        // the priming level, not wherever the burst left the fill; nothing was handed out before,
+        // so the dropped frames cost no discontinuity. A non-trimming bridge keeps all 1,000.
+        let ramp = (0..<1_000).map { Float($0) }
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { out.deallocate() }
+        for trims in [true, false] {
+            let bridge = InputClockBridge(channels: 1, sampleRate: 48_000, capacity: 4_096, primingFrames: 256,
+                                          maximumReadFrames: 128, trimsAtPriming: trims)
+            ramp.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: 1_000) }
+            [out].withUnsafeBufferPointer { #expect(bridge.read(into: $0.baseAddress!, frames: 128)) }
+            #expect(out[0] == (trims ? 744 : 0) && out[127] == (trims ? 871 : 127))
+            #expect(bridge.count == (trims ? 128 : 872))
+            #expect(bridge.underruns == 0 && bridge.overruns == 0)
+        }
+    }
+
+    @Test func adaptivePrimingGrowsAfterEachUnderrunUpToItsLimit() {
+        // Priming starts at 128 frames and grows by 64 after each underrun, up to 256: a jitter
+        // buffer that settles on the smallest margin the streams' timing allows.
+        let bridge = InputClockBridge(channels: 1, sampleRate: 48_000, capacity: 4_096, primingFrames: 128,
+                                      maximumPrimingFrames: 256, primingStep: 64, maximumReadFrames: 128, trimsAtPriming: true)
+        let ones = [Float](repeating: 1, count: 512)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: 128)
+        defer { out.deallocate() }
+        var levels: [Int] = []
+        for _ in 0..<4 {
+            // Prime with 300 frames, then read until the bridge runs dry.
+            ones.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: 300) }
+            var reads = 0
+            while [out].withUnsafeBufferPointer({ bridge.read(into: $0.baseAddress!, frames: 128) }) { reads += 1; if reads > 10 { break } }
+            levels.append(bridge.primingFrames)
+        }
+        #expect(levels == [192, 256, 256, 256])
+        #expect(bridge.underruns == 4)
+        // Before growing past the first level, a fixed bridge never moves.
+        let fixed = InputClockBridge(channels: 1, sampleRate: 48_000, capacity: 4_096, primingFrames: 128, maximumReadFrames: 128)
+        ones.withUnsafeBufferPointer { fixed.write(interleaved: $0.baseAddress!, frames: 200) }
+        for _ in 0..<3 { [out].withUnsafeBufferPointer { _ = fixed.read(into: $0.baseAddress!, frames: 128) } }
+        #expect(fixed.underruns == 1 && fixed.primingFrames == 128)
+    }
 }
