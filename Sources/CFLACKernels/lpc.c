@@ -28,8 +28,10 @@
 // loop (not necessarily the same wrong ones), never undefined behaviour: all arithmetic is on
 // uint64_t, and the shift (0…15) is an arithmetic right shift of int64_t.
 //
-// Measured (one channel, 4,096 samples, thread CPU time, best of 40, clang -O2, load ~10):
-// order 8 3.8 → 3.3 ns a sample alone; see flac-decode-2026-11-28b.md for the paired loop.
+// Measured (4,096 samples a channel, thread CPU time, best of 30, clang -O2, load ~10; ns a
+// sample, orders 8 and 7 in the two channels): the scalar loop 3.58, one channel at a time 3.34,
+// the pair 2.49. The whole 16-/24-bit file read 15–19 % faster (Benchmarks/results/
+// flac-decode-2026-11-28b.md).
 //
 // Codegen guards: clang's SLP vectoriser otherwise packs the four scalar history registers into
 // a vector and emulates the 64-bit multiplies with VPMULUDQ (3× slower); empty asm statements

@@ -7,7 +7,7 @@
 // edge), random 15-bit coefficients and shifts 0…15, and block lengths around the loop's
 // warm-up (n ≤ order, n just past 4 + 4·groups). The decoder-level checks against ffmpeg's
 // decoding are in FLACDecoderFastPathTests (every order at 16-bit stereo and 24-bit mono, every
-// depth 4…32). Skips visibly on a CPU without AVX2 (the Swift loop runs there).
+// depth 4…32). Skips visibly without AVX2 (the Swift loop runs then).
 import Testing
 import CFLACKernels
 
@@ -48,7 +48,7 @@ import CFLACKernels
     }
 
     @Test func everyOrderAloneRestoresTheSignal() {
-        guard Self.avx2 else { print("SKIP FLAC LPC kernel: this CPU has no AVX2"); return }
+        guard Self.avx2 else { print("SKIP FLAC LPC kernel: AVX2 unavailable (no AVX2 on this CPU, or OPENAVFAUDIO_FLAC_PORTABLE set)"); return }
         var wrong: [String] = []
         for bits in [16, 24, 32] {
             let x = Self.signal(1000, bits: bits, seed: UInt64(bits))
@@ -67,7 +67,7 @@ import CFLACKernels
     }
 
     @Test func everyPairOfOrdersRestoresBothSignals() {
-        guard Self.avx2 else { print("SKIP FLAC LPC kernel: this CPU has no AVX2"); return }
+        guard Self.avx2 else { print("SKIP FLAC LPC kernel: AVX2 unavailable (no AVX2 on this CPU, or OPENAVFAUDIO_FLAC_PORTABLE set)"); return }
         var wrong: [String] = []
         for bits in [16, 24, 32] {
             let n = 300
