@@ -203,6 +203,44 @@ import AudioCodecs
         try Self.forcedOrder("fixed", order)
     }
 
+    /// Stereo frames whose two linear-prediction subframes run their restores in one loop
+    /// (CFLACKernels/lpc.c), each channel's order chosen on its own (ffmpeg's exhaustive order
+    /// search over 1…32 on two unlike channels; every pair of orders is checked directly in
+    /// FLACLPCKernelTests), and with wasted bits (samples multiples of 8,
+    /// which the pair applies after the restore), at 16 and 24 bits, independent channels and
+    /// left/side.
+    @Test func stereoPairsOfPredictorsDecodeLikeFFmpeg() throws {
+        guard Self.ffmpeg else { print("SKIP FLAC stereo predictor pairs: ffmpeg is not installed"); return }
+        let dir = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        for bits in [16, 24] {
+            for wasted in [0, 3] {
+                var x = Self.signal(frames: 12000, channels: 2, bits: bits, seed: UInt64(bits + wasted))
+                // The right channel: a different, noisier signal, so its best order differs.
+                var s: UInt64 = 77
+                for i in 0..<12000 {
+                    s = s &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    let t = Double(i)
+                    let v = 0.3 * sin(t / 1.7) + 0.2 * sin(t / 13.1) + Double(Int64(bitPattern: s) >> 40) / Double(1 << 23) * 0.05
+                    x[2 * i + 1] = Int64((v * Double((Int64(1) << (bits - 1)) - 1)).rounded())
+                }
+                if wasted > 0 { x = x.map { ($0 >> Int64(wasted)) << Int64(wasted) } }
+                let input = dir.appendingPathComponent("pair.wav")
+                try Self.wav(x, channels: 2, bits: bits).write(to: input)
+                for mode in [0, 1] {
+                    let out = dir.appendingPathComponent("pair\(bits)-\(wasted)-\(mode).flac")
+                    try Self.run(["ffmpeg", "-loglevel", "error", "-y", "-i", input.path, "-c:a", "flac", "-ch_mode", "\(mode)",
+                                  "-lpc_type", "levinson", "-min_prediction_order", "1", "-max_prediction_order", "32",
+                                  "-prediction_order_method", "search", out.path])
+                    let label = "pair \(bits)-bit wasted \(wasted) ch_mode \(mode)"
+                    let stats = try Self.check(out, source: x, channels: 2, bits: bits, label)
+                    #expect(stats.lpc > 0, "\(label): \(stats)")
+                    if wasted > 0 { #expect(stats.wastedBits > 0, "\(label): \(stats)") }
+                }
+            }
+        }
+    }
+
     /// ffmpeg's -ch_mode: 0 independent, 1 left/side, 2 right/side, 3 mid/side (channel
     /// assignments 1, 8, 9, 10), at 16 and 24 bits.
     @Test func everyStereoModeDecodesLikeFFmpeg() throws {

@@ -6,6 +6,12 @@
 // stream's samples (33 bits for 32-bit audio), and prediction sums need the headroom. Memory is
 // one buffer per channel of the largest block a frame can declare (65,536 samples), allocated
 // when a frame first needs it, never per frame.
+//
+// Linear prediction, the largest share of a decode, runs in C with AVX2 where the CPU has it
+// (CFLACKernels/lpc.c) for every subframe whose samples fit 32 bits; in a stereo frame whose two
+// subframes both predict, both residual runs are decoded first and the two restores share one
+// loop (two independent dependency chains keep the multiplier busy). Elsewhere, and with
+// OPENAVFAUDIO_FLAC_PORTABLE=1, the Swift loop (`restoreLPC`) does it; both give the same samples.
 
 import CFLACKernels
 
@@ -38,8 +44,22 @@ public final class FLACFrameDecoder {
     /// One buffer per channel, `capacity` samples each (grown up to 65,536).
     private var buffers: [UnsafeMutablePointer<Int64>] = []
     private var capacity = 0
-    /// LPC coefficients of the subframe being decoded (at most 32).
-    private let coefficients = UnsafeMutablePointer<Int64>.allocate(capacity: 32)
+    /// LPC coefficients of the subframes being decoded (at most 32 each): channel 0's at 0,
+    /// channel 1's at 32 (a stereo frame's two restores may run together), any other at 0.
+    private let coefficients = UnsafeMutablePointer<Int64>.allocate(capacity: 64)
+
+    /// A linear-prediction subframe whose residuals are decoded but not yet turned into samples
+    /// (see `decodeFrame`: a stereo frame's two restores run in one loop).
+    private struct PendingLPC {
+        var order: Int
+        var shift: Int
+        var wasted: Int
+        var coefficients: UnsafeMutablePointer<Int64>
+    }
+
+    /// Whether linear prediction may use the AVX2 loops of CFLACKernels/lpc.c (CPUID, once;
+    /// OPENAVFAUDIO_FLAC_PORTABLE=1 keeps the Swift loop).
+    static let lpcUsesAVX2 = cflac_has_avx2() != 0
 
     public init(info: FLACStreamInfo) {
         self.info = info
@@ -111,14 +131,21 @@ public final class FLACFrameDecoder {
         let header = try readHeader(&r, base: p, start: offset)
         reserve(channels: header.channelCount, samples: header.blockSize)
         statistics.assignments[header.channelAssignment] += 1
+        // A stereo frame's two linear-prediction restores wait until both subframes' residuals
+        // are decoded, then run in one loop (two independent dependency chains; lpc.c).
+        let pairing = header.channelCount == 2 && Self.lpcUsesAVX2
+        var first: PendingLPC? = nil, second: PendingLPC? = nil
         for c in 0..<header.channelCount {
             var bits = header.bitsPerSample
             switch (header.channelAssignment, c) {
             case (8, 1), (9, 0), (10, 1): bits += 1   // the side channel
             default: break
             }
-            try decodeSubframe(&r, into: buffers[c], blockSize: header.blockSize, bits: bits, channel: c)
+            let deferred = try decodeSubframe(&r, into: buffers[c], blockSize: header.blockSize, bits: bits, channel: c,
+                                              deferringLPC: pairing)
+            if c == 0 { first = deferred } else { second = deferred }
         }
+        if pairing { restorePair(first, second, blockSize: header.blockSize) }
         r.alignToByte()
         let end = r.bitPosition / 8
         let crc = FLACChecksums.crc16(p + offset, end - offset)
@@ -233,7 +260,12 @@ public final class FLACFrameDecoder {
 
     // MARK: subframes
 
-    private func decodeSubframe(_ r: inout FLACBitReader, into s: UnsafeMutablePointer<Int64>, blockSize n: Int, bits frameBits: Int, channel: Int) throws {
+    /// Decodes one subframe into `s`. With `deferringLPC`, a linear-prediction subframe whose
+    /// samples fit 32 bits is left as warm-up samples and residuals, and what its restore needs
+    /// is returned (the caller restores it and applies its wasted bits); otherwise returns nil.
+    @discardableResult
+    private func decodeSubframe(_ r: inout FLACBitReader, into s: UnsafeMutablePointer<Int64>, blockSize n: Int, bits frameBits: Int, channel: Int,
+                                deferringLPC: Bool = false) throws -> PendingLPC? {
         guard try r.read(1) == 0 else { throw CodecError(.corrupt, "FLAC: subframe \(channel) starts with a set padding bit") }
         let type = Int(try r.read(6))
         var wasted = 0
@@ -269,15 +301,25 @@ public final class FLACFrameDecoder {
             let precision = precisionCode + 1
             let shift = Int(try r.readSigned(5))
             guard shift >= 0 else { throw CodecError(.corrupt, "FLAC: subframe \(channel): negative prediction shift") }
-            for j in 0..<order { coefficients[j] = try r.readSigned(precision) }
+            let c = coefficients + (channel == 1 ? 32 : 0)
+            for j in 0..<order { c[j] = try r.readSigned(precision) }
             try decodeResidual(&r, into: s, blockSize: n, order: order)
-            Self.restoreLPC(s, n, order, coefficients, shift)
+            // The AVX2 loops multiply the low 32 bits of each sample: a valid stream's samples
+            // fit the subframe's depth, so they are exact up to 32 bits (lpc.c).
+            if Self.lpcUsesAVX2 && bits <= 32 {
+                let p = PendingLPC(order: order, shift: shift, wasted: wasted, coefficients: c)
+                if deferringLPC { return p }
+                cflac_lpc_restore_avx2(s, c, Int32(order), Int32(shift), n)   // (wasted bits below)
+            } else {
+                Self.restoreLPC(s, n, order, c, shift)
+            }
         default:
             throw CodecError(.corrupt, "FLAC: subframe \(channel) has the reserved type \(type)")
         }
         if wasted > 0 {
             for i in 0..<n { s[i] <<= Int64(wasted) }
         }
+        return nil
     }
 
     /// Rice-coded residuals after the `order` warm-up samples (RFC 9639 §9.2.7).
@@ -309,6 +351,32 @@ public final class FLACFrameDecoder {
                 i &+= count
             }
         }
+    }
+
+    /// Restores a stereo frame's deferred linear-prediction subframes with the AVX2 loops: both
+    /// in one loop when both are deferred, else the one that is.
+    private func restorePair(_ a: PendingLPC?, _ b: PendingLPC?, blockSize n: Int) {
+        if let a, let b {
+            cflac_lpc_restore_pair_avx2(buffers[0], a.coefficients, Int32(a.order), Int32(a.shift),
+                                        buffers[1], b.coefficients, Int32(b.order), Int32(b.shift), n)
+            Self.shiftWasted(buffers[0], n, a.wasted)
+            Self.shiftWasted(buffers[1], n, b.wasted)
+        } else if let a {
+            Self.restore(a, buffers[0], n)
+        } else if let b {
+            Self.restore(b, buffers[1], n)
+        }
+    }
+
+    /// One deferred subframe's restore (AVX2) and wasted bits.
+    private static func restore(_ p: PendingLPC, _ s: UnsafeMutablePointer<Int64>, _ n: Int) {
+        cflac_lpc_restore_avx2(s, p.coefficients, Int32(p.order), Int32(p.shift), n)
+        shiftWasted(s, n, p.wasted)
+    }
+
+    private static func shiftWasted(_ s: UnsafeMutablePointer<Int64>, _ n: Int, _ wasted: Int) {
+        guard wasted > 0 else { return }
+        for i in 0..<n { s[i] <<= Int64(wasted) }
     }
 
     /// Fixed polynomial predictors of order 0…4: the residuals in `s[order...]` become samples

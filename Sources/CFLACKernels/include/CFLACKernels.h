@@ -65,6 +65,16 @@ void cflac_to_float_portable(const int64_t *a, const int64_t *b, int mode, ptrdi
 void cflac_to_float_avx2(const int64_t *a, const int64_t *b, int mode, ptrdiff_t n, int shift, float scale,
                          float *left, float *right);
 
+/// Linear-prediction restore (RFC 9639 §9.2.6, lpc.c): `s[order..<n]` hold residuals and become
+/// samples, s[i] += (Σ c[j]·s[i−1−j]) >> shift, in wrapping 64-bit arithmetic. `order` 1…32,
+/// `shift` 0…15; nothing happens when n <= order or the order is out of range. Exact only when
+/// every sample fits 32 bits (true of a valid stream of depth ≤ 32): the older terms multiply
+/// the samples' low 32 bits. Call only after `cflac_has_avx2` returned 1.
+void cflac_lpc_restore_avx2(int64_t *s, const int64_t *c, int order, int shift, ptrdiff_t n);
+/// The same for two channels of one frame (`n` samples each) in one loop.
+void cflac_lpc_restore_pair_avx2(int64_t *a, const int64_t *ca, int orderA, int shiftA,
+                                 int64_t *b, const int64_t *cb, int orderB, int shiftB, ptrdiff_t n);
+
 /// 1 when this CPU has AVX2 and OPENAVFAUDIO_FLAC_PORTABLE is not set; else 0.
 int cflac_has_avx2(void);
 
