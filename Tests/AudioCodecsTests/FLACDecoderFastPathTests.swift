@@ -34,8 +34,9 @@ import AudioCodecs
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        var output = Data()
-        let reader = Thread { output = out.fileHandleForReading.readDataToEndOfFile() }
+        final class Box: @unchecked Sendable { var data = Data() }
+        let output = Box()
+        let reader = Thread { output.data = out.fileHandleForReading.readDataToEndOfFile() }
         reader.start()
         let message = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
@@ -43,7 +44,7 @@ import AudioCodecs
         if p.terminationStatus != 0 {
             throw CodecError(.corrupt, "\(args.joined(separator: " ")) failed: \(String(decoding: message, as: UTF8.self).suffix(400))")
         }
-        return output
+        return output.data
     }
 
     static func directory() throws -> URL {
