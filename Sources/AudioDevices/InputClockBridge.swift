@@ -31,13 +31,21 @@
 // The fill is smoothed with a 1 s time constant, which removes period-sized jitter. |u| is
 // clamped to 1 % (crystals differ by far less; a larger difference is a misdeclared rate).
 //
-// Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread calls
-// both), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
+// Two rates. When the capture device runs at another nominal rate than the playback device (a
+// USB microphone at 44.1 kHz, speakers at 48 kHz: two ALSA PCMs), the bridge resamples from the
+// start: the converter's ratio is the nominal out/in ratio times the controller's correction,
+// so the same loop absorbs the clocks' drift; the fill is then counted in capture frames.
+//
+// Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread, the
+// ALSA device thread of a two-PCM duplex), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
 import AudioKernels
 
 public final class InputClockBridge {
     public let channels: Int
+    /// The rate reads deliver (the playback clock's).
     public let sampleRate: Double
+    /// The rate writes arrive at (the capture device's nominal rate; `sampleRate` unless given).
+    public let inputSampleRate: Double
     /// Frames the ring holds at most.
     public let capacity: Int
     /// Frames that must have arrived before reads start taking them (and again after a read found
@@ -64,6 +72,9 @@ public final class InputClockBridge {
     public private(set) var targetFill: Double?
     /// The smoothed fill (frames).
     public private(set) var smoothedFill = 0.0
+    /// Frames a write can append now without dropping any (the capture side may take no more
+    /// than this from a device that has more waiting).
+    public var writableFrames: Int { max(0, capacity - converter.leadingFrames - count) }
 
     private let ring: UnsafeMutablePointer<Float>     // channels × capacity, planar
     private var start = 0
@@ -79,6 +90,10 @@ public final class InputClockBridge {
     private var integral = 0.0
     /// `elapsed` when the target fill was taken.
     private var targetTakenAt = 0.0
+    /// Output frames per input frame at the two nominal rates (1 on one rate).
+    private let nominalRatio: Double
+    /// The rates differ: the bridge resamples always, never copies.
+    private let resamplesAlways: Bool
 
     // Tuning (see the note at the top of the file).
     static let smoothingSeconds = 1.0
@@ -92,19 +107,30 @@ public final class InputClockBridge {
     ///   - primingFrames: frames to wait for before reading (the output device's buffer plus one
     ///     period is a safe choice: playback asks for data in bursts up to its buffer).
     ///   - compensates: false to copy always (see `compensates`).
-    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumReadFrames: Int, compensates: Bool = true) {
+    ///   - inputSampleRate: the capture device's nominal rate when it differs from `sampleRate`
+    ///     (frames counts for `capacity` and `primingFrames` are then in capture frames).
+    public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumReadFrames: Int, compensates: Bool = true,
+                inputSampleRate: Double? = nil) {
         precondition(channels >= 1 && sampleRate > 0 && primingFrames >= 0 && maximumReadFrames >= 1,
                      "InputClockBridge: \(channels) channels, \(sampleRate) Hz, priming \(primingFrames), reads of \(maximumReadFrames)")
         self.channels = channels
         self.sampleRate = sampleRate
         self.primingFrames = primingFrames
         self.maximumReadFrames = maximumReadFrames
-        self.compensates = compensates
+        let inputRate = inputSampleRate ?? sampleRate
+        precondition(inputRate > 0 && inputRate.isFinite, "InputClockBridge: input rate \(inputRate) Hz")
+        self.inputSampleRate = inputRate
+        nominalRatio = sampleRate / inputRate
+        resamplesAlways = inputRate != sampleRate
+        self.compensates = compensates || resamplesAlways
         // The converter's pre-roll is read from the history behind `start`: keep room for it.
-        converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .low,
+        converter = SampleRateConverter(inputRate: inputRate, outputRate: sampleRate, channels: channels, quality: .low,
                                         priming: .preroll,
-                                        variableRatio: (1 / (1 + Self.maximumCorrection))...(1 / (1 - Self.maximumCorrection)))
-        self.capacity = max(capacity, primingFrames + 2 * maximumReadFrames) + converter.leadingFrames
+                                        variableRatio: (nominalRatio / (1 + Self.maximumCorrection))...(nominalRatio / (1 - Self.maximumCorrection)))
+        // The capture frames one read can take at most (the ratio's extreme, rounded up).
+        let readInput = Int((Double(maximumReadFrames) / nominalRatio * (1 + Self.maximumCorrection)).rounded(.up)) + 1
+        self.capacity = max(capacity, primingFrames + 2 * readInput) + converter.leadingFrames
+        isCompensating = resamplesAlways
         ring = .allocate(capacity: channels * self.capacity)
         ring.initialize(repeating: 0, count: channels * self.capacity)
         inPointers = .allocate(capacity: channels)
@@ -177,7 +203,13 @@ public final class InputClockBridge {
             for c in 0..<channels { (output[c] + produced).update(repeating: 0, count: n - produced) }
             underruns += 1
             primed = false
-            if isCompensating { converter.reset(); isCompensating = false; integral = 0; correction = 0 }
+            if isCompensating {
+                converter.reset()
+                isCompensating = resamplesAlways
+                integral = 0
+                correction = 0
+                converter.setRatio(nominalRatio)
+            }
             targetFill = nil
             return false
         }
@@ -209,7 +241,7 @@ public final class InputClockBridge {
     private func resample(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Int {
         var produced = 0
         while produced < n {
-            let wanted = max(1, Int((Double(n - produced) * (1 + correction)).rounded(.up)))
+            let wanted = max(1, Int((Double(n - produced) * (1 + correction) / nominalRatio).rounded(.up)))
             let piece = min(count, capacity - start, wanted)
             for c in 0..<channels {
                 inPointers[c] = UnsafePointer(ring + c * capacity + start)
@@ -238,13 +270,13 @@ public final class InputClockBridge {
             targetTakenAt = elapsed
             return
         }
-        let error = (smoothedFill - target) / sampleRate   // seconds of excess input
+        let error = (smoothedFill - target) / inputSampleRate   // seconds of excess input
         if !isCompensating {
             // The dead band: an eighth of the priming level (at least 2 ms), beyond averaged
             // jitter, and reached while the ring still holds most of its margin: the converter's
             // filter needs some of it (the frames it looks ahead), the rest absorbs the bursts in
             // which capture and playback move data.
-            let deadBand = max(Double(primingFrames) / 8, 0.002 * sampleRate) / sampleRate
+            let deadBand = max(Double(primingFrames) / 8, 0.002 * inputSampleRate) / inputSampleRate
             guard abs(error) > deadBand, startCompensating() else { return }
             // Start from the drift the copy phase saw: the fill moved by `error` seconds of
             // audio since the target was taken.
@@ -253,7 +285,7 @@ public final class InputClockBridge {
         }
         integral = max(-Self.maximumCorrection / Self.ki, min(Self.maximumCorrection / Self.ki, integral + error * dt))
         correction = max(-Self.maximumCorrection, min(Self.maximumCorrection, Self.kp * error + Self.ki * integral))
-        converter.setRatio(1 / (1 + correction), rampFrames: n)
+        converter.setRatio(nominalRatio / (1 + correction), rampFrames: n)
     }
 
     /// Switches to resampling. The converter's pre-roll is the frames just read, still intact
