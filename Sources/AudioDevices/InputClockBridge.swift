@@ -87,7 +87,14 @@ public final class InputClockBridge {
     private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private var correction = 0.0
+    /// The PI controller steers the ratio (from when the fill first left the dead band). Equal
+    /// to `isCompensating` on one rate; on two rates the bridge resamples before it steers.
+    private var controlling = false
     private var integral = 0.0
+    /// The smoothed fill starts from the fill after the first read since priming (not before it,
+    /// which is a read higher: an offset the 1 s smoothing would still carry, 5 %, when the target
+    /// is taken after 3 s, and the controller would chase as a drift).
+    private var smoothingStarts = false
     /// `elapsed` when the target fill was taken.
     private var targetTakenAt = 0.0
     /// Output frames per input frame at the two nominal rates (1 on one rate).
@@ -126,10 +133,12 @@ public final class InputClockBridge {
         // The converter's pre-roll is read from the history behind `start`: keep room for it.
         converter = SampleRateConverter(inputRate: inputRate, outputRate: sampleRate, channels: channels, quality: .low,
                                         priming: .preroll,
-                                        variableRatio: (nominalRatio / (1 + Self.maximumCorrection))...(nominalRatio / (1 - Self.maximumCorrection)))
+                                        // (the range always spans 1: the varispeed builds its down-sampling table only
+                                        // for ranges that reach below 1, and its ramps may pass there)
+                                        variableRatio: (min(nominalRatio, 1) / (1 + Self.maximumCorrection))...(max(nominalRatio, 1) / (1 - Self.maximumCorrection)))
         // The capture frames one read can take at most (the ratio's extreme, rounded up).
         let readInput = Int((Double(maximumReadFrames) / nominalRatio * (1 + Self.maximumCorrection)).rounded(.up)) + 1
-        self.capacity = max(capacity, primingFrames + 2 * readInput) + converter.leadingFrames
+        self.capacity = max(capacity, primingFrames + 2 * readInput + (resamplesAlways ? converter.leadingFrames : 0)) + converter.leadingFrames
         isCompensating = resamplesAlways
         ring = .allocate(capacity: channels * self.capacity)
         ring.initialize(repeating: 0, count: channels * self.capacity)
@@ -189,14 +198,16 @@ public final class InputClockBridge {
     public func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Bool {
         precondition(n >= 0 && n <= maximumReadFrames, "InputClockBridge.read: \(n) frames; at most \(maximumReadFrames)")
         if !primed {
-            guard count >= primingFrames else {
+            // (on two rates the fresh converter takes its pre-roll, `leadingFrames`, from the
+            // ring at the first read: those are waited for too)
+            guard count >= primingFrames + (resamplesAlways ? converter.leadingFrames : 0) else {
                 for c in 0..<channels { output[c].update(repeating: 0, count: n) }
                 return true
             }
             primed = true
             readSincePriming = 0
             elapsed = 0
-            smoothedFill = Double(count)
+            smoothingStarts = true
         }
         let produced = isCompensating ? resample(into: output, frames: n) : copy(into: output, frames: n)
         if produced < n {
@@ -206,6 +217,7 @@ public final class InputClockBridge {
             if isCompensating {
                 converter.reset()
                 isCompensating = resamplesAlways
+                controlling = false
                 integral = 0
                 correction = 0
                 converter.setRatio(nominalRatio)
@@ -263,6 +275,10 @@ public final class InputClockBridge {
         let dt = Double(n) / sampleRate
         elapsed += dt
         let alpha = min(1, dt / Self.smoothingSeconds)
+        if smoothingStarts {
+            smoothedFill = Double(count)
+            smoothingStarts = false
+        }
         smoothedFill += (Double(count) - smoothedFill) * alpha
         guard elapsed >= Self.settleSeconds else { return }
         guard let target = targetFill else {
@@ -271,13 +287,14 @@ public final class InputClockBridge {
             return
         }
         let error = (smoothedFill - target) / inputSampleRate   // seconds of excess input
-        if !isCompensating {
+        if !controlling {
             // The dead band: an eighth of the priming level (at least 2 ms), beyond averaged
             // jitter, and reached while the ring still holds most of its margin: the converter's
             // filter needs some of it (the frames it looks ahead), the rest absorbs the bursts in
             // which capture and playback move data.
             let deadBand = max(Double(primingFrames) / 8, 0.002 * inputSampleRate) / inputSampleRate
-            guard abs(error) > deadBand, startCompensating() else { return }
+            guard abs(error) > deadBand, isCompensating || startCompensating() else { return }
+            controlling = true
             // Start from the drift the copy phase saw: the fill moved by `error` seconds of
             // audio since the target was taken.
             let measured = error / max(elapsed - targetTakenAt, dt)

@@ -138,7 +138,9 @@ import AudioDevices
         // crystal `drift` off: the bridge resamples from the start, at the nominal ratio times the
         // controller's correction, and finds the drift as on one rate.
         let rate = 8_000.0, readFrames = 64
-        let run = Self.simulate(seconds: 90, drift: drift, captureRate: 7_350, captureChunk: 74)
+        // (capture periods of 20 ms, 147 frames, against reads of 8 ms: the fill wobbles with a
+        // 40 ms pattern the smoothing removes)
+        let run = Self.simulate(seconds: 90, drift: drift, captureRate: 7_350, captureChunk: 147)
         let bridge = run.bridge
         let ppm = drift * 1e6
         print("two rates, drift \(ppm) ppm: " + run.correctionAt.map { String(format: "%.0fs %.1f ppm fill %+.1f", $0.seconds, $0.ppm, $0.fillError) }.joined(separator: ", "))
