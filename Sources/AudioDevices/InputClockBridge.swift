@@ -34,7 +34,10 @@
 // Two rates. When the capture device runs at another nominal rate than the playback device (a
 // USB microphone at 44.1 kHz, speakers at 48 kHz: two ALSA PCMs), the bridge resamples from the
 // start: the converter's ratio is the nominal out/in ratio times the controller's correction,
-// so the same loop absorbs the clocks' drift; the fill is then counted in capture frames.
+// and the fill is counted in capture frames. While the clocks agree the conversion is exact
+// (ALSADuplexTests); the controller is not yet tuned for this case: in simulation (7,350 against
+// 8,000 Hz, ±300 ppm) its first drift estimate overshoots, as the frames held inside the
+// converter make the fill noisier than when copying.
 //
 // Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread, the
 // ALSA device thread of a two-PCM duplex), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
