@@ -139,6 +139,10 @@ public struct AudioDeviceRequest: Sendable, Equatable {
     public var periodFrames: Int
     /// Periods in the device buffer (ALSA); PulseAudio's target latency is `periodFrames × periods`.
     public var periods: Int
+    /// The rate to ask a separate capture device for (ALSA `alsa:PLAYBACK|CAPTURE`); nil: the
+    /// output's rate. The device takes the nearest it offers and resamples its input to the
+    /// output's rate (InputClockBridge).
+    public var inputSampleRate: Double?
 
     public init(direction: AudioDeviceDirection = .output, sampleRate: Double? = nil, outputChannels: Int = 2,
                 inputChannels: Int = 2, periodFrames: Int = 512, periods: Int = 2) {

@@ -4,6 +4,16 @@
 //   null                      the timer-clocked null device (no sound)
 //   alsa  | alsa:PCM          an ALSA PCM: alsa:default, alsa:hw:0, alsa:plughw:1,0, any name
 //                             defined in asound.conf
+//   alsa:PLAYBACK|CAPTURE     two ALSA PCMs: output to PLAYBACK, input from CAPTURE (e.g.
+//                             `alsa:hw:0|plughw:1,0`: the built-in card out, a USB microphone in),
+//                             which may run on another clock and at another rate: its input is
+//                             resampled to the playback clock (ALSAAudioDevice.swift). `|` because
+//                             ALSA PCM names use `:` and `,` themselves and alsa-lib's
+//                             configuration syntax never puts a bare `|` in a PCM name (it appears
+//                             only inside a quoted argument, e.g. the `file` plugin's `"|command"`
+//                             pipe, so a `|` inside quotes is not taken as the separator). An
+//                             empty PLAYBACK or CAPTURE means `default`; CAPTURE equal to PLAYBACK
+//                             is the plain one-PCM case.
 //   pulse | pulse:SINK[:SOURCE][@SERVER]  PulseAudio (or PipeWire's pulse server): the default or
 //                             named sink (and source; `default` or empty for the default); the
 //                             server libpulse's default ($PULSE_SERVER, the user's socket) unless
@@ -28,7 +38,8 @@ import Glibc
 public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
     case automatic
     case null
-    case alsa(pcm: String)
+    /// `capture`: the PCM to record from when it is not `pcm` (nil: `pcm` in both directions).
+    case alsa(pcm: String, capture: String? = nil)
     case pulse(sink: String?, source: String?, server: String?)
     case jack(client: String?, server: String?)
 
@@ -45,7 +56,15 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
         case "", "auto", "automatic": self = .automatic
         case "null", "none-null": self = .null
         case "alsa":
-            self = .alsa(pcm: rest.map(String.init).flatMap { $0.isEmpty ? nil : $0 } ?? "default")
+            let names = rest.map(String.init) ?? ""
+            if let bar = Self.unquotedBar(in: names) {
+                let playback = String(names[..<bar]).isEmpty ? "default" : String(names[..<bar])
+                let captureText = String(names[names.index(after: bar)...])
+                let capture = captureText.isEmpty ? "default" : captureText
+                self = .alsa(pcm: playback, capture: capture == playback ? nil : capture)
+            } else {
+                self = .alsa(pcm: names.isEmpty ? "default" : names)
+            }
         case "pulse", "pulseaudio", "pipewire":
             var names = rest.map(String.init) ?? ""
             var server: String?
@@ -66,8 +85,26 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
             }
             self = .jack(client: name.isEmpty || name == "default" ? nil : name, server: server.flatMap { $0.isEmpty ? nil : $0 })
         default:
-            throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM], pulse[:SINK[:SOURCE]][@SERVER] or jack[:CLIENT][@SERVER]")
+            throw AudioDeviceError(.notFound, "unknown audio backend “\(backend)” in “\(selector)”; use null, alsa[:PCM[|CAPTURE]], pulse[:SINK[:SOURCE]][@SERVER] or jack[:CLIENT][@SERVER]")
         }
+    }
+
+    /// The first `|` outside single or double quotes (alsa-lib's quoting of PCM arguments).
+    private static func unquotedBar(in text: String) -> String.Index? {
+        var quote: Character?
+        var i = text.startIndex
+        while i < text.endIndex {
+            let c = text[i]
+            if let q = quote {
+                if c == "\\" { i = text.index(after: i); if i == text.endIndex { break } } else if c == q { quote = nil }
+            } else if c == "'" || c == "\"" {
+                quote = c
+            } else if c == "|" {
+                return i
+            }
+            i = text.index(after: i)
+        }
+        return nil
     }
 
     /// `AVAUDIO_BACKEND`, or `.automatic` when unset or empty.
@@ -80,7 +117,7 @@ public enum AudioDeviceSelection: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .automatic: "auto"
         case .null: "null"
-        case .alsa(let pcm): "alsa:\(pcm)"
+        case .alsa(let pcm, let capture): "alsa:\(pcm)" + (capture.map { "|\($0)" } ?? "")
         case .pulse(let sink, let source, let server):
             "pulse" + (sink != nil || source != nil ? ":\(sink ?? "default")" : "") + (source.map { ":\($0)" } ?? "") + (server.map { "@\($0)" } ?? "")
         case .jack(let client, let server):
@@ -98,8 +135,8 @@ public enum AudioDevices {
         case .null:
             return NullAudioDevice(sampleRate: request.sampleRate ?? 48_000, channelCount: request.direction.hasOutput ? request.outputChannels : 0,
                                    inputChannelCount: request.direction.hasInput ? request.inputChannels : 0, periodFrames: request.periodFrames)
-        case .alsa(let pcm):
-            return try ALSAAudioDevice(pcmName: pcm, request: request)
+        case .alsa(let pcm, let capture):
+            return try ALSAAudioDevice(pcmName: pcm, capturePCMName: capture, request: request)
         case .pulse(let sink, let source, let server):
             return try PulseAudioDevice(server: server, sinkName: sink, sourceName: source, request: request)
         case .jack(let client, let server):

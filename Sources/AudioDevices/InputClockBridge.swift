@@ -31,13 +31,24 @@
 // The fill is smoothed with a 1 s time constant, which removes period-sized jitter. |u| is
 // clamped to 1 % (crystals differ by far less; a larger difference is a misdeclared rate).
 //
-// Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread calls
-// both), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
+// Two rates. When the capture device runs at another nominal rate than the playback device (a
+// USB microphone at 44.1 kHz, speakers at 48 kHz: two ALSA PCMs), the bridge resamples from the
+// start: the converter's ratio is the nominal out/in ratio times the controller's correction,
+// and the fill is counted in capture frames. While the clocks agree the conversion is exact
+// (ALSADuplexTests); the controller is not yet tuned for this case: in simulation (7,350 against
+// 8,000 Hz, ±300 ppm) its first drift estimate overshoots, as the frames held inside the
+// converter make the fill noisier than when copying.
+//
+// Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread, the
+// ALSA device thread of a two-PCM duplex), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
 import AudioKernels
 
 public final class InputClockBridge {
     public let channels: Int
+    /// The rate reads deliver (the playback clock's).
     public let sampleRate: Double
+    /// The rate writes arrive at (the capture device's nominal rate; `sampleRate` unless given).
+    public let inputSampleRate: Double
     /// Frames the ring holds at most.
     public let capacity: Int
     /// Frames that must have arrived before reads start taking them (and again after a read found
@@ -70,6 +81,9 @@ public final class InputClockBridge {
     public private(set) var targetFill: Double?
     /// The smoothed fill (frames).
     public private(set) var smoothedFill = 0.0
+    /// Frames a write can append now without dropping any (the capture side may take no more
+    /// than this from a device that has more waiting).
+    public var writableFrames: Int { max(0, capacity - converter.leadingFrames - count) }
 
     private let ring: UnsafeMutablePointer<Float>     // channels × capacity, planar
     private var start = 0
@@ -82,9 +96,20 @@ public final class InputClockBridge {
     private let inPointers: UnsafeMutablePointer<UnsafePointer<Float>>
     private let outPointers: UnsafeMutablePointer<UnsafeMutablePointer<Float>>
     private var correction = 0.0
+    /// The PI controller steers the ratio (from when the fill first left the dead band). Equal
+    /// to `isCompensating` on one rate; on two rates the bridge resamples before it steers.
+    private var controlling = false
     private var integral = 0.0
+    /// The smoothed fill starts from the fill after the first read since priming (not before it,
+    /// which is a read higher: an offset the 1 s smoothing would still carry, 5 %, when the target
+    /// is taken after 3 s, and the controller would chase as a drift).
+    private var smoothingStarts = false
     /// `elapsed` when the target fill was taken.
     private var targetTakenAt = 0.0
+    /// Output frames per input frame at the two nominal rates (1 on one rate).
+    private let nominalRatio: Double
+    /// The rates differ: the bridge resamples always, never copies.
+    private let resamplesAlways: Bool
 
     // Tuning (see the note at the top of the file).
     static let smoothingSeconds = 1.0
@@ -101,8 +126,12 @@ public final class InputClockBridge {
     ///     `primingFrames` and grows by `primingStep` after each underrun, up to this (a jitter
     ///     buffer that finds the smallest margin the two streams' timing allows). nil: fixed.
     ///   - compensates: false to copy always (see `compensates`).
+    ///   - inputSampleRate: the capture device's nominal rate when it differs from `sampleRate`
+    ///     (frames counts for `capacity` and `primingFrames` are then in capture frames).
+    ///   - trimsAtPriming: whether priming drops what arrived beyond the priming level (see `read`).
     public init(channels: Int, sampleRate: Double, capacity: Int, primingFrames: Int, maximumPrimingFrames: Int? = nil,
-                primingStep: Int? = nil, maximumReadFrames: Int, compensates: Bool = true, trimsAtPriming: Bool = false) {
+                primingStep: Int? = nil, maximumReadFrames: Int, compensates: Bool = true, trimsAtPriming: Bool = false,
+                inputSampleRate: Double? = nil) {
         precondition(channels >= 1 && sampleRate > 0 && primingFrames >= 0 && maximumReadFrames >= 1,
                      "InputClockBridge: \(channels) channels, \(sampleRate) Hz, priming \(primingFrames), reads of \(maximumReadFrames)")
         self.channels = channels
@@ -111,13 +140,23 @@ public final class InputClockBridge {
         self.maximumPrimingFrames = max(primingFrames, maximumPrimingFrames ?? primingFrames)
         self.primingStep = max(1, primingStep ?? maximumReadFrames / 2)
         self.maximumReadFrames = maximumReadFrames
-        self.compensates = compensates
         self.trimsAtPriming = trimsAtPriming
+        let inputRate = inputSampleRate ?? sampleRate
+        precondition(inputRate > 0 && inputRate.isFinite, "InputClockBridge: input rate \(inputRate) Hz")
+        self.inputSampleRate = inputRate
+        nominalRatio = sampleRate / inputRate
+        resamplesAlways = inputRate != sampleRate
+        self.compensates = compensates || resamplesAlways
         // The converter's pre-roll is read from the history behind `start`: keep room for it.
-        converter = SampleRateConverter(inputRate: sampleRate, outputRate: sampleRate, channels: channels, quality: .low,
+        converter = SampleRateConverter(inputRate: inputRate, outputRate: sampleRate, channels: channels, quality: .low,
                                         priming: .preroll,
-                                        variableRatio: (1 / (1 + Self.maximumCorrection))...(1 / (1 - Self.maximumCorrection)))
-        self.capacity = max(capacity, self.maximumPrimingFrames + 2 * maximumReadFrames) + converter.leadingFrames
+                                        // (the range always spans 1: the varispeed builds its down-sampling table only
+                                        // for ranges that reach below 1, and its ramps may pass there)
+                                        variableRatio: (min(nominalRatio, 1) / (1 + Self.maximumCorrection))...(max(nominalRatio, 1) / (1 - Self.maximumCorrection)))
+        // The capture frames one read can take at most (the ratio's extreme, rounded up).
+        let readInput = Int((Double(maximumReadFrames) / nominalRatio * (1 + Self.maximumCorrection)).rounded(.up)) + 1
+        self.capacity = max(capacity, self.maximumPrimingFrames + 2 * readInput + (resamplesAlways ? converter.leadingFrames : 0)) + converter.leadingFrames
+        isCompensating = resamplesAlways
         ring = .allocate(capacity: channels * self.capacity)
         ring.initialize(repeating: 0, count: channels * self.capacity)
         inPointers = .allocate(capacity: channels)
@@ -176,23 +215,26 @@ public final class InputClockBridge {
     public func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Bool {
         precondition(n >= 0 && n <= maximumReadFrames, "InputClockBridge.read: \(n) frames; at most \(maximumReadFrames)")
         if !primed {
-            guard count >= primingFrames else {
+            // (on two rates the fresh converter takes its pre-roll, `leadingFrames`, from the
+            // ring at the first read: those are waited for too)
+            guard count >= primingFrames + (resamplesAlways ? converter.leadingFrames : 0) else {
                 for c in 0..<channels { output[c].update(repeating: 0, count: n) }
                 return true
             }
             primed = true
-            if trimsAtPriming && count > primingFrames {
+            let level = primingFrames + (resamplesAlways ? converter.leadingFrames : 0)
+            if trimsAtPriming && count > level {
                 // Nothing has been handed out since the priming began (reads returned silence), so
                 // dropping the oldest frames now costs no discontinuity, and the fill (the latency
                 // this bridge adds) starts at exactly `primingFrames`, not at wherever the last
                 // capture burst left it.
-                let excess = count - primingFrames
+                let excess = count - level
                 start = (start + excess) % capacity
                 count -= excess
             }
             readSincePriming = 0
             elapsed = 0
-            smoothedFill = Double(count)
+            smoothingStarts = true
         }
         let produced = isCompensating ? resample(into: output, frames: n) : copy(into: output, frames: n)
         if produced < n {
@@ -200,7 +242,14 @@ public final class InputClockBridge {
             underruns += 1
             primed = false
             primingFrames = min(maximumPrimingFrames, primingFrames + primingStep)
-            if isCompensating { converter.reset(); isCompensating = false; integral = 0; correction = 0 }
+            if isCompensating {
+                converter.reset()
+                isCompensating = resamplesAlways
+                controlling = false
+                integral = 0
+                correction = 0
+                converter.setRatio(nominalRatio)
+            }
             targetFill = nil
             return false
         }
@@ -232,7 +281,7 @@ public final class InputClockBridge {
     private func resample(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Int {
         var produced = 0
         while produced < n {
-            let wanted = max(1, Int((Double(n - produced) * (1 + correction)).rounded(.up)))
+            let wanted = max(1, Int((Double(n - produced) * (1 + correction) / nominalRatio).rounded(.up)))
             let piece = min(count, capacity - start, wanted)
             for c in 0..<channels {
                 inPointers[c] = UnsafePointer(ring + c * capacity + start)
@@ -254,6 +303,10 @@ public final class InputClockBridge {
         let dt = Double(n) / sampleRate
         elapsed += dt
         let alpha = min(1, dt / Self.smoothingSeconds)
+        if smoothingStarts {
+            smoothedFill = Double(count)
+            smoothingStarts = false
+        }
         smoothedFill += (Double(count) - smoothedFill) * alpha
         guard elapsed >= Self.settleSeconds else { return }
         guard let target = targetFill else {
@@ -261,14 +314,15 @@ public final class InputClockBridge {
             targetTakenAt = elapsed
             return
         }
-        let error = (smoothedFill - target) / sampleRate   // seconds of excess input
-        if !isCompensating {
+        let error = (smoothedFill - target) / inputSampleRate   // seconds of excess input
+        if !controlling {
             // The dead band: an eighth of the priming level (at least 2 ms), beyond averaged
             // jitter, and reached while the ring still holds most of its margin: the converter's
             // filter needs some of it (the frames it looks ahead), the rest absorbs the bursts in
             // which capture and playback move data.
-            let deadBand = max(Double(primingFrames) / 8, 0.002 * sampleRate) / sampleRate
-            guard abs(error) > deadBand, startCompensating() else { return }
+            let deadBand = max(Double(primingFrames) / 8, 0.002 * inputSampleRate) / inputSampleRate
+            guard abs(error) > deadBand, isCompensating || startCompensating() else { return }
+            controlling = true
             // Start from the drift the copy phase saw: the fill moved by `error` seconds of
             // audio since the target was taken.
             let measured = error / max(elapsed - targetTakenAt, dt)
@@ -276,7 +330,7 @@ public final class InputClockBridge {
         }
         integral = max(-Self.maximumCorrection / Self.ki, min(Self.maximumCorrection / Self.ki, integral + error * dt))
         correction = max(-Self.maximumCorrection, min(Self.maximumCorrection, Self.kp * error + Self.ki * integral))
-        converter.setRatio(1 / (1 + correction), rampFrames: n)
+        converter.setRatio(nominalRatio / (1 + correction), rampFrames: n)
     }
 
     /// Switches to resampling. The converter's pre-roll is the frames just read, still intact

@@ -19,7 +19,8 @@ struct Devices: ParsableCommand {
         discussion: """
             The first column is the selector for AVAUDIO_BACKEND and `avaudio play --device`. \
             ALSA plugins that reach for a server (pulse, jack, oss) are listed without probing \
-            (0 channels: unknown).
+            (0 channels: unknown). Two ALSA PCMs combine as alsa:PLAYBACK|CAPTURE (output to one, \
+            input from the other, resampled to the output's clock).
             """
     )
 

@@ -138,7 +138,8 @@ struct Record: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Record from the input device with AVAudioRecorder into a .wav, .aif, .caf, .flac or .m4a file.",
         discussion: """
-            --device takes a selector for an input (pulse::SOURCE, pulse::SINK.monitor, alsa:hw:1, null); \
+            --device takes a selector for an input (pulse::SOURCE, pulse::SINK.monitor, alsa:hw:1, null; \
+            alsa:PLAYBACK|CAPTURE records from CAPTURE); \
             without it the default input. Runs for --duration seconds, or until Ctrl-C; either way the \
             file is complete and valid. .m4a records Apple Lossless (--flac: FLAC in MP4), .flac FLAC, \
             .caf linear PCM (--alac: Apple Lossless).

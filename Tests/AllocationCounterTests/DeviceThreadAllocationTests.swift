@@ -2,7 +2,8 @@
 // over 200 periods — the engine's render cycle (a source node into the output node), the
 // backend's interleaving, and alsa-lib's snd_pcm_writei/snd_pcm_delay into a `file` PCM over the
 // `null` PCM (a private ALSA configuration; no sound card). Counting starts inside one callback
-// of the source node's block and ends inside a later one, on the same thread.
+// of the source node's block and ends inside a later one, on the same thread. The same for a
+// two-PCM duplex: the capture PCM read without blocking into the InputClockBridge.
 import Testing
 import Foundation
 import AVFAudio
@@ -25,6 +26,15 @@ import Glibc
         var text = "pcm.null { type null }\n"
         for name in ["64", "128", "256", "8192", "alloc"] {
             text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
+        }
+        // Two-PCM duplex: capture PCMs that play a known sine (the `file` plugin's `infile`, read
+        // as raw interleaved Float32 stereo) at 48 and 44.1 kHz, and playback PCMs for them.
+        for name in ["duplex", "duplex44", "duplexalloc"] {
+            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
+        }
+        for rate in [48_000, 44_100] {
+            text += "pcm.avaudio_sine_in_\(rate) { type file slave.pcm \"null\" file \"\(directory.path)/echo-\(rate).raw\" infile \"\(directory.path)/sine-\(rate).raw\" format \"raw\" }\n"
+            ALSATestSine.write(to: directory.appendingPathComponent("sine-\(rate).raw"), sampleRate: Double(rate))
         }
         let conf = directory.appendingPathComponent("asound.conf")
         if (try? String(contentsOf: conf, encoding: .utf8)) != text { try? text.write(to: conf, atomically: true, encoding: .utf8) }
@@ -63,5 +73,68 @@ import Glibc
         try #require(oav_alloc_counter_is_interposed() == 1, "the allocation counter is not interposed in this binary")
         #expect(probe.counts.allocations == 0, "the device thread allocated \(probe.counts.allocations) times (\(probe.counts.bytes) bytes) in 200 periods")
         #expect(probe.counts.frees == 0, "the device thread freed \(probe.counts.frees) times")
+    }
+
+    /// Two PCMs (`alsa:PLAYBACK|CAPTURE`): the non-blocking capture reads, the InputClockBridge
+    /// (copying or resampling) and the input node's render on the device thread allocate nothing.
+    /// A source node mixed with the input counts the cycles, on the same thread.
+    @Test(.enabled(if: alsaInstalled, "libasound.so.2 (Debian libasound2) is not installed"))
+    func alsaBridgedDuplexAllocatesNothing() throws {
+        Self.installConfiguration()
+        final class Probe: @unchecked Sendable {
+            var calls = 0
+            var counts = oav_alloc_counts()
+            let done = DispatchSemaphore(value: 0)
+        }
+        let probe = Probe()
+        let engine = AVAudioEngine()
+        try engine._setAudioDevice("alsa:avaudio_file_duplexalloc|avaudio_sine_in_48000", periodFrames: 256)
+        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
+        let source = AVAudioSourceNode(format: format) { _, _, frameCount, list in
+            let buffers = UnsafeMutableAudioBufferListPointer(list)
+            for b in 0..<buffers.count { memset(buffers[b].mData!, 0, Int(frameCount) * 4) }
+            probe.calls += 1
+            if probe.calls == 100 { oav_alloc_counting_begin() }
+            if probe.calls == 300 {
+                oav_alloc_counting_end(&probe.counts)
+                probe.done.signal()
+            }
+            return noErr
+        }
+        engine.attach(source)
+        engine.connect(engine.inputNode, to: engine.mainMixerNode, format: nil)
+        engine.connect(source, to: engine.mainMixerNode, format: format)
+        try engine.start()
+        let finished = probe.done.wait(timeout: .now() + 20) == .success
+        let name = engine._audioDeviceName ?? ""
+        engine.stop()
+        try #require(finished, "the device thread did not run 300 periods")
+        #expect(name.contains("| avaudio_sine_in_48000"), "not the two-PCM device: \(name)")
+        try #require(oav_alloc_counter_is_interposed() == 1, "the allocation counter is not interposed in this binary")
+        #expect(probe.counts.allocations == 0, "the device thread allocated \(probe.counts.allocations) times (\(probe.counts.bytes) bytes) in 200 periods")
+        #expect(probe.counts.frees == 0, "the device thread freed \(probe.counts.frees) times")
+    }
+}
+
+/// The capture PCMs' input: a 1 kHz sine at amplitude 0.5, left, and its negative, right, as raw
+/// interleaved Float32 at `sampleRate`, 20 s (the `file` plugin's `infile`; at its end the capture
+/// returns no more frames).
+enum ALSATestSine {
+    static let frequency = 1_000.0
+    static let amplitude: Float = 0.5
+    static let seconds = 20.0
+    static func write(to url: URL, sampleRate: Double) {
+        let frames = Int(sampleRate * seconds)
+        if (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) == frames * 8 { return }
+        var samples = [Float](repeating: 0, count: 2 * frames)
+        for i in 0..<frames {
+            // (the phase reduced in Double, so the 20 s stay exact)
+            let cycles = Double(i) * frequency / sampleRate
+            let s = amplitude * Float(sin(2 * Double.pi * (cycles - cycles.rounded(.down))))
+            samples[2 * i] = s
+            samples[2 * i + 1] = -s
+        }
+        let data = samples.withUnsafeBytes { Data($0) }
+        try? data.write(to: url, options: .atomic)
     }
 }

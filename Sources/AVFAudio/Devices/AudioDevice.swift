@@ -37,6 +37,12 @@ enum AudioDeviceRegistry {
             SessionDevicePreferences.apply(to: &request, selection: &selection)
             // The app's mute states (AVAudioApplication.setInputMuted, AVAudioSession.setOutputMuted)
             // zero the captured and the played samples on the device thread.
+            // A capture PCM named apart from the playback one (`alsa:PLAYBACK|CAPTURE`) was asked
+            // for by name: when it cannot be opened, start() says so instead of quietly running
+            // without input.
+            if input, case .alsa(_, .some) = selection {
+                return MutingDevice.wrap(try AudioDevices.open(selection, request: request), sessionOutput: sessionOutput)
+            }
             if input, let device = try? AudioDevices.open(selection, request: request) {
                 return MutingDevice.wrap(device, sessionOutput: sessionOutput)
             }

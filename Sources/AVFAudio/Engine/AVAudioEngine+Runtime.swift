@@ -83,7 +83,8 @@ extension AVAudioEngine {
 
     /// Chooses the engine's audio device (not part of Apple's API, which selects devices by
     /// `AudioDeviceID` on macOS): a selector as `AVAUDIO_BACKEND` takes — `null`, `alsa:PCM`
-    /// (`alsa:default`, `alsa:hw:0`, `alsa:plughw:1,0`, any asound.conf name), `pulse`,
+    /// (`alsa:default`, `alsa:hw:0`, `alsa:plughw:1,0`, any asound.conf name), `alsa:PLAYBACK|CAPTURE`
+    /// (input from a second PCM, resampled to the playback clock), `pulse`,
     /// `pulse:SINK[:SOURCE]`, `jack`, `jack:CLIENT[@SERVER]` (JACK takes the server's period, not
     /// `periodFrames`) — or nil for `AVAUDIO_BACKEND`/automatic; and the period to ask for.
     /// Takes effect at the next `start()`; throws for a selector it cannot parse, or while running.

@@ -171,7 +171,7 @@ extension AVAudioSession {
         lock.unlock()
         var namedSink: String?, namedSource: String?
         if case .pulse(let sink, let source, _) = selection { namedSink = sink; namedSource = source }
-        if case .alsa(let pcm) = selection { namedSink = pcm }
+        if case .alsa(let pcm, let capture) = selection { namedSink = pcm; namedSource = capture }
         let outputs = devices.filter { $0.outputChannels > 0 }
         let inputs = devices.filter { $0.inputChannels > 0 }
         let output = outputs.first { $0.id == namedSink } ?? outputs.first { $0.isDefaultOutput } ?? outputs.first

@@ -8,6 +8,10 @@
 // buffer is full. Duplex (one PCM name, capture and playback linked with snd_pcm_link so they
 // start together on one clock): the playback buffer is primed with silence, then each period is
 // read, rendered with that input, and written. Capture only: read, render (output discarded).
+// Duplex on two PCMs (`alsa:PLAYBACK|CAPTURE`, two clocks, perhaps two rates): the playback PCM
+// alone paces the thread; the capture PCM is opened non-blocking and drained each cycle into a
+// drift-compensating InputClockBridge that hands the render one playback period of input,
+// resampled to the playback clock (ALSABridgedCapture.swift).
 //
 // Xruns (an underrun on playback, an overrun on capture: -EPIPE; a suspend: -ESTRPIPE) are
 // recovered with snd_pcm_recover and counted in `xrunCount`. A failure that cannot be recovered
@@ -22,6 +26,11 @@ import Synchronization
 
 public final class ALSAAudioDevice: AudioDevice {
     public let pcmName: String
+    /// The PCM input comes from: `pcmName`, or another one (`alsa:PLAYBACK|CAPTURE`).
+    public let capturePCMName: String
+    /// The capture PCM's own rate when it is a separate PCM (`sampleRate` otherwise): its input
+    /// reaches the render resampled to `sampleRate`.
+    public private(set) var captureSampleRate: Double = 0
     public let request: AudioDeviceRequest
     public private(set) var sampleRate: Double = 0
     public private(set) var outputChannelCount = 0
@@ -35,11 +44,14 @@ public final class ALSAAudioDevice: AudioDevice {
         let measured = status.delayFrames.load(ordering: .relaxed)
         return Double(measured > 0 ? measured : bufferFrames) / sampleRate
     }
-    public var inputLatency: Double { inputChannelCount > 0 ? Double(periodFrames) / sampleRate : 0 }
+    public var inputLatency: Double {
+        guard inputChannelCount > 0 else { return 0 }
+        return separateCapture ? Double(capturePeriodFrames) / captureSampleRate + bridgeLatency : Double(periodFrames) / sampleRate
+    }
     public var xrunCount: Int { status.xruns.load(ordering: .relaxed) }
     public var isRealTime: Bool { status.realTime.load(ordering: .relaxed) }
     public var hasFailed: Bool { status.failed.load(ordering: .relaxed) }
-    public var name: String { "ALSA \(pcmName) (\(Int(sampleRate)) Hz, out \(outputChannelCount) ch, in \(inputChannelCount) ch, \(periodFrames)-frame periods × \(bufferFrames / max(1, periodFrames)))" }
+    public var name: String { "ALSA \(pcmName)\(separateCapture ? " | \(capturePCMName) (capture \(Int(captureSampleRate)) Hz)" : "") (\(Int(sampleRate)) Hz, out \(outputChannelCount) ch, in \(inputChannelCount) ch, \(periodFrames)-frame periods × \(bufferFrames / max(1, periodFrames)))" }
     public var info: AudioDeviceInfo {
         AudioDeviceInfo(backend: "alsa", id: pcmName, name: pcmName, outputChannels: outputChannelCount, inputChannels: inputChannelCount,
                         sampleRates: [sampleRate], nominalSampleRate: sampleRate, isDefaultOutput: pcmName == "default",
@@ -53,6 +65,12 @@ public final class ALSAAudioDevice: AudioDevice {
     private var playback: OpaquePointer?
     private var capture: OpaquePointer?
     private var linked = false
+    /// Input from a PCM other than the playback one, bridged across clocks.
+    private let separateCapture: Bool
+    private var capturePeriodFrames = 0
+    private var captureBufferFrames = 0
+    /// The bridge's priming level in seconds (set when the device starts).
+    private var bridgeLatency = 0.0
     private let status = DeviceStatus()
 
     private final class Session: @unchecked Sendable {
@@ -63,26 +81,32 @@ public final class ALSAAudioDevice: AudioDevice {
     }
     private var session: Session?
 
-    /// Opens and configures the PCM `pcmName` for `request.direction`. Throws when alsa-lib is
-    /// missing, the PCM does not exist, or it refuses every sample format the backend speaks.
-    public init(pcmName: String, request: AudioDeviceRequest) throws {
+    /// Opens and configures the PCM `pcmName` for `request.direction`; input from
+    /// `capturePCMName` when given and different (duplex: a second clock, bridged; input only:
+    /// simply that PCM). Throws when alsa-lib is missing, a PCM does not exist, or it refuses
+    /// every sample format the backend speaks.
+    public init(pcmName: String, capturePCMName: String? = nil, request: AudioDeviceRequest) throws {
         alsa = try ALSA.library()
         self.pcmName = pcmName
+        self.capturePCMName = capturePCMName ?? pcmName
         self.request = request
+        separateCapture = request.direction.hasOutput && request.direction.hasInput && self.capturePCMName != pcmName
         do {
             if request.direction.hasOutput {
-                let (pcm, format) = try open(stream: ALSA.streamPlayback, channels: request.outputChannels)
+                let (pcm, format) = try open(pcmName, stream: ALSA.streamPlayback, channels: request.outputChannels)
                 playback = pcm
                 playbackFormat = format
                 outputChannelCount = request.outputChannels
             }
             if request.direction.hasInput {
-                let (pcm, format) = try open(stream: ALSA.streamCapture, channels: request.inputChannels)
+                let (pcm, format) = try open(self.capturePCMName, stream: ALSA.streamCapture, channels: request.inputChannels,
+                                             separate: separateCapture)
                 capture = pcm
                 captureFormat = format
                 inputChannelCount = request.inputChannels
             }
-            if let playback, let capture { linked = alsa.link(capture, playback) == 0 }
+            if let playback, let capture, !separateCapture { linked = alsa.link(capture, playback) == 0 }
+            if !separateCapture { captureSampleRate = sampleRate }
         } catch {
             closePCMs()
             throw error
@@ -102,23 +126,27 @@ public final class ALSAAudioDevice: AudioDevice {
         capture = nil
     }
 
-    private func check(_ status: Int32, _ what: String) throws {
+    private func check(_ status: Int32, _ what: String, pcm name: String? = nil) throws {
         guard status >= 0 else {
-            throw AudioDeviceError(.failed, "ALSA \(pcmName): \(what) failed: \(alsa.message(status))", code: status)
+            throw AudioDeviceError(.failed, "ALSA \(name ?? pcmName): \(what) failed: \(alsa.message(status))", code: status)
         }
     }
 
-    /// Opens one direction and installs hardware and software parameters.
-    private func open(stream: Int32, channels: Int) throws -> (OpaquePointer, DeviceSampleFormat) {
+    /// Opens one direction of the PCM `name` and installs hardware and software parameters.
+    /// `separate`: the capture PCM of a two-PCM duplex, opened non-blocking, at its own rate,
+    /// period and buffer (see the note at the top).
+    private func open(_ name: String, stream: Int32, channels: Int, separate: Bool = false) throws -> (OpaquePointer, DeviceSampleFormat) {
         let direction = stream == ALSA.streamPlayback ? "playback" : "capture"
         var handle: OpaquePointer?
-        let status = pcmName.withCString { alsa.open(&handle, $0, stream, 0) }
+        let nonBlocking: Int32 = 1   // SND_PCM_NONBLOCK
+        let status = name.withCString { alsa.open(&handle, $0, stream, separate ? nonBlocking : 0) }
         guard status >= 0, let pcm = handle else {
             throw AudioDeviceError(status == -ENOENT || status == -ENODEV ? .notFound : .failed,
-                                   "ALSA PCM “\(pcmName)” could not be opened for \(direction): \(alsa.message(status))", code: status)
+                                   "ALSA PCM “\(name)” could not be opened for \(direction): \(alsa.message(status))", code: status)
         }
         do {
-            let format = try configure(pcm, channels: channels, direction: direction, isPlayback: stream == ALSA.streamPlayback)
+            let format = try configure(pcm, name: name, channels: channels, direction: direction,
+                                       isPlayback: stream == ALSA.streamPlayback, separate: separate)
             return (pcm, format)
         } catch {
             _ = alsa.close(pcm)
@@ -126,48 +154,61 @@ public final class ALSAAudioDevice: AudioDevice {
         }
     }
 
-    private func configure(_ pcm: OpaquePointer, channels: Int, direction: String, isPlayback: Bool) throws -> DeviceSampleFormat {
+    private func configure(_ pcm: OpaquePointer, name: String, channels: Int, direction: String, isPlayback: Bool,
+                           separate: Bool) throws -> DeviceSampleFormat {
         var hwOptional: OpaquePointer?
-        try check(alsa.hwParamsMalloc(&hwOptional), "snd_pcm_hw_params_malloc")
+        try check(alsa.hwParamsMalloc(&hwOptional), "snd_pcm_hw_params_malloc", pcm: name)
         guard let hw = hwOptional else { throw AudioDeviceError(.failed, "ALSA: out of memory") }
         defer { alsa.hwParamsFree(hw) }
-        try check(alsa.hwParamsAny(pcm, hw), "reading the \(direction) configuration space")
-        try check(alsa.hwParamsSetAccess(pcm, hw, ALSA.accessRWInterleaved), "setting interleaved read/write access for \(direction)")
+        try check(alsa.hwParamsAny(pcm, hw), "reading the \(direction) configuration space", pcm: name)
+        try check(alsa.hwParamsSetAccess(pcm, hw, ALSA.accessRWInterleaved), "setting interleaved read/write access for \(direction)", pcm: name)
         let candidates: [(Int32, DeviceSampleFormat)] = [(ALSA.formatFloatLE, .float32), (ALSA.formatS32LE, .int32), (ALSA.formatS16LE, .int16)]
         guard let chosen = candidates.first(where: { alsa.hwParamsTestFormat(pcm, hw, $0.0) == 0 }) else {
-            throw AudioDeviceError(.failed, "ALSA \(pcmName): \(direction) takes none of FLOAT_LE, S32_LE, S16_LE (try plughw: or default)")
+            throw AudioDeviceError(.failed, "ALSA \(name): \(direction) takes none of FLOAT_LE, S32_LE, S16_LE (try plughw: or default)")
         }
-        try check(alsa.hwParamsSetFormat(pcm, hw, chosen.0), "setting the \(direction) sample format")
-        try check(alsa.hwParamsSetChannels(pcm, hw, UInt32(channels)), "setting \(channels) \(direction) channels")
+        try check(alsa.hwParamsSetFormat(pcm, hw, chosen.0), "setting the \(direction) sample format", pcm: name)
+        try check(alsa.hwParamsSetChannels(pcm, hw, UInt32(channels)), "setting \(channels) \(direction) channels", pcm: name)
         _ = alsa.hwParamsSetRateResample(pcm, hw, 1)
-        var rate = UInt32(sampleRate > 0 ? sampleRate : (request.sampleRate ?? 48_000))
-        try check(alsa.hwParamsSetRateNear(pcm, hw, &rate, nil), "setting the \(direction) sample rate")
-        if sampleRate > 0, Double(rate) != sampleRate {
+        // A separate capture PCM asks for the request's input rate, else the playback rate, and
+        // takes the nearest it offers (a USB microphone may only do 44.1 kHz): the bridge converts.
+        let wantedRate = separate ? (request.inputSampleRate ?? sampleRate) : (sampleRate > 0 ? sampleRate : (request.sampleRate ?? 48_000))
+        var rate = UInt32(wantedRate)
+        try check(alsa.hwParamsSetRateNear(pcm, hw, &rate, nil), "setting the \(direction) sample rate", pcm: name)
+        if !separate, sampleRate > 0, Double(rate) != sampleRate {
             throw AudioDeviceError(.failed, "ALSA \(pcmName): capture runs at \(rate) Hz, playback at \(Int(sampleRate)) Hz; duplex needs one rate")
         }
-        var period = UInt(periodFrames > 0 ? periodFrames : request.periodFrames)
-        try check(alsa.hwParamsSetPeriodSizeNear(pcm, hw, &period, nil), "setting the \(direction) period size")
-        var buffer = period * UInt(max(2, request.periods))
-        try check(alsa.hwParamsSetBufferSizeNear(pcm, hw, &buffer), "setting the \(direction) buffer size")
-        try check(alsa.hwParams(pcm, hw), "installing the \(direction) hardware parameters")
-        try check(alsa.hwParamsGetPeriodSize(hw, &period, nil), "reading the \(direction) period size")
-        try check(alsa.hwParamsGetBufferSize(hw, &buffer), "reading the \(direction) buffer size")
-        if periodFrames > 0, Int(period) != periodFrames {
+        var period = UInt(periodFrames > 0 && !separate ? periodFrames : request.periodFrames)
+        try check(alsa.hwParamsSetPeriodSizeNear(pcm, hw, &period, nil), "setting the \(direction) period size", pcm: name)
+        // (a separate capture keeps at least 4 periods: it is drained once per playback period,
+        // which need not line up with its own)
+        var buffer = period * UInt(max(separate ? 4 : 2, request.periods))
+        try check(alsa.hwParamsSetBufferSizeNear(pcm, hw, &buffer), "setting the \(direction) buffer size", pcm: name)
+        try check(alsa.hwParams(pcm, hw), "installing the \(direction) hardware parameters", pcm: name)
+        try check(alsa.hwParamsGetPeriodSize(hw, &period, nil), "reading the \(direction) period size", pcm: name)
+        try check(alsa.hwParamsGetBufferSize(hw, &buffer), "reading the \(direction) buffer size", pcm: name)
+        if separate {
+            captureSampleRate = Double(rate)
+            capturePeriodFrames = Int(period)
+            captureBufferFrames = Int(buffer)
+        } else if periodFrames > 0, Int(period) != periodFrames {
             throw AudioDeviceError(.failed, "ALSA \(pcmName): capture period \(period) ≠ playback period \(periodFrames); duplex needs one period")
         }
-        sampleRate = Double(rate)
-        periodFrames = Int(period)
-        bufferFrames = max(bufferFrames, Int(buffer))
+        if !separate {
+            sampleRate = Double(rate)
+            periodFrames = Int(period)
+            bufferFrames = max(bufferFrames, Int(buffer))
+        }
 
         var swOptional: OpaquePointer?
-        try check(alsa.swParamsMalloc(&swOptional), "snd_pcm_sw_params_malloc")
+        try check(alsa.swParamsMalloc(&swOptional), "snd_pcm_sw_params_malloc", pcm: name)
         guard let sw = swOptional else { throw AudioDeviceError(.failed, "ALSA: out of memory") }
         defer { alsa.swParamsFree(sw) }
-        try check(alsa.swParamsCurrent(pcm, sw), "reading the \(direction) software parameters")
-        // Playback starts when the buffer is full; capture at the first read.
-        try check(alsa.swParamsSetStartThreshold(pcm, sw, isPlayback ? buffer : 1), "setting the \(direction) start threshold")
-        try check(alsa.swParamsSetAvailMin(pcm, sw, period), "setting the \(direction) wake-up size")
-        try check(alsa.swParams(pcm, sw), "installing the \(direction) software parameters")
+        try check(alsa.swParamsCurrent(pcm, sw), "reading the \(direction) software parameters", pcm: name)
+        // Playback starts when the buffer is full; capture at the first read. A separate capture
+        // is read non-blocking whatever it holds: avail_min 1, so a read returns any frame waiting.
+        try check(alsa.swParamsSetStartThreshold(pcm, sw, isPlayback ? buffer : 1), "setting the \(direction) start threshold", pcm: name)
+        try check(alsa.swParamsSetAvailMin(pcm, sw, separate ? 1 : period), "setting the \(direction) wake-up size", pcm: name)
+        try check(alsa.swParams(pcm, sw), "installing the \(direction) software parameters", pcm: name)
         return chosen.1
     }
 
@@ -180,9 +221,18 @@ public final class ALSAAudioDevice: AudioDevice {
                                outputBytes: frames * max(1, outputChannelCount) * playbackFormat.bytesPerSample,
                                inputBytes: frames * max(1, inputChannelCount) * captureFormat.bytesPerSample)
         if let playback { try check(alsa.prepare(playback), "preparing playback") }
-        if let capture, !linked { try check(alsa.prepare(capture), "preparing capture") }
+        if let capture, !linked { try check(alsa.prepare(capture), "preparing capture", pcm: capturePCMName) }
+        var bridged: ALSABridgedCapture?
+        if separateCapture, let capture {
+            bridged = ALSABridgedCapture(alsa: alsa, pcm: capture, format: captureFormat, channels: inputChannelCount,
+                                         captureRate: captureSampleRate, capturePeriod: capturePeriodFrames,
+                                         captureBuffer: captureBufferFrames, playbackRate: sampleRate, playbackPeriod: frames,
+                                         status: status)
+            bridgeLatency = bridged?.latency ?? 0
+        }
         let session = Session()
-        let loop = Loop(alsa: alsa, playback: playback.map(UncheckedPCM.init), capture: capture.map(UncheckedPCM.init),
+        let loop = Loop(alsa: alsa, playback: playback.map(UncheckedPCM.init),
+                        capture: separateCapture ? nil : capture.map(UncheckedPCM.init), bridged: bridged,
                         playbackFormat: playbackFormat, captureFormat: captureFormat,
                         outputChannels: outputChannelCount, inputChannels: inputChannelCount, frames: frames,
                         bufferFrames: bufferFrames, sampleRate: sampleRate, io: io, status: status)
@@ -247,6 +297,8 @@ private final class Loop: @unchecked Sendable {
     let alsa: ALSA.Library
     let playback: OpaquePointer?
     let capture: OpaquePointer?
+    /// A separate capture PCM on its own clock (then `capture` is nil).
+    let bridged: ALSABridgedCapture?
     let playbackFormat: DeviceSampleFormat
     let captureFormat: DeviceSampleFormat
     let outputChannels: Int
@@ -257,12 +309,13 @@ private final class Loop: @unchecked Sendable {
     let io: ThreadBuffers
     let status: DeviceStatus
 
-    init(alsa: ALSA.Library, playback: UncheckedPCM?, capture: UncheckedPCM?, playbackFormat: DeviceSampleFormat,
+    init(alsa: ALSA.Library, playback: UncheckedPCM?, capture: UncheckedPCM?, bridged: ALSABridgedCapture?, playbackFormat: DeviceSampleFormat,
          captureFormat: DeviceSampleFormat, outputChannels: Int, inputChannels: Int, frames: Int, bufferFrames: Int,
          sampleRate: Double, io: ThreadBuffers, status: DeviceStatus) {
         self.alsa = alsa
         self.playback = playback?.pcm
         self.capture = capture?.pcm
+        self.bridged = bridged
         self.playbackFormat = playbackFormat
         self.captureFormat = captureFormat
         self.outputChannels = outputChannels
@@ -277,17 +330,22 @@ private final class Loop: @unchecked Sendable {
     /// Runs until `running` turns false; returns true when the device failed beyond recovery.
     func run(_ running: borrowing Atomic<Bool>, render: AudioDeviceRenderCallback) -> Bool {
         let output = UnsafePointer(io.output.pointers)
-        let input: UnsafePointer<UnsafeMutablePointer<Float>>? = capture != nil ? UnsafePointer(io.input.pointers) : nil
+        let input: UnsafePointer<UnsafeMutablePointer<Float>>? = capture != nil || bridged != nil ? UnsafePointer(io.input.pointers) : nil
         if let playback, capture != nil {
             // Duplex: prime the playback buffer with silence; when it is full playback starts, and
             // the linked capture with it.
             guard primeWithSilence(playback) else { return true }
         }
+        bridged?.begin()
         var failed = false
         while running.load(ordering: .acquiring) {
             if let capture {
                 guard read(capture) else { failed = true; break }
                 captureFormat.deinterleave(io.inputBytes, channels: inputChannels, frames: frames, into: io.input.pointers)
+            }
+            if let bridged {
+                guard bridged.pull() else { failed = true; break }
+                bridged.read(into: io.input.pointers, frames: frames)
             }
             var hostTime = monotonicNanoseconds()
             if let playback {
@@ -305,6 +363,7 @@ private final class Loop: @unchecked Sendable {
         }
         if let playback { _ = alsa.drop(playback) }
         if let capture { _ = alsa.drop(capture) }
+        bridged?.end()
         return failed
     }
 

@@ -72,6 +72,7 @@ struct ALSADeviceTests {
         #expect(try AudioDeviceSelection(parsing: "alsa") == .alsa(pcm: "default"))
         #expect(try AudioDeviceSelection(parsing: "alsa:hw:0") == .alsa(pcm: "hw:0"))
         #expect(try AudioDeviceSelection(parsing: "alsa:plughw:1,0") == .alsa(pcm: "plughw:1,0"))
+        #expect(try AudioDeviceSelection(parsing: "alsa:plughw:1,0|hw:2") == .alsa(pcm: "plughw:1,0", capture: "hw:2"))
         #expect(try AudioDeviceSelection(parsing: "pulse") == .pulse(sink: nil, source: nil, server: nil))
         #expect(try AudioDeviceSelection(parsing: "pulse:nullsink") == .pulse(sink: "nullsink", source: nil, server: nil))
         #expect(try AudioDeviceSelection(parsing: "pulse:a:b.monitor@unix:/tmp/x/native")
@@ -91,6 +92,15 @@ enum DeviceTestALSAConfiguration {
         var text = "pcm.null { type null }\n"
         for name in ["64", "128", "256", "8192", "alloc"] {
             text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
+        }
+        // Two-PCM duplex: capture PCMs that play a known sine (the `file` plugin's `infile`, read
+        // as raw interleaved Float32 stereo) at 48 and 44.1 kHz, and playback PCMs for them.
+        for name in ["duplex", "duplex44", "duplexalloc"] {
+            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
+        }
+        for rate in [48_000, 44_100] {
+            text += "pcm.avaudio_sine_in_\(rate) { type file slave.pcm \"null\" file \"\(directory.path)/echo-\(rate).raw\" infile \"\(directory.path)/sine-\(rate).raw\" format \"raw\" }\n"
+            ALSATestSine.write(to: directory.appendingPathComponent("sine-\(rate).raw"), sampleRate: Double(rate))
         }
         let conf = directory.appendingPathComponent("asound.conf")
         if (try? String(contentsOf: conf, encoding: .utf8)) != text { try? text.write(to: conf, atomically: true, encoding: .utf8) }
