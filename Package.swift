@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "AudioToolboxTests", dependencies: ["AudioToolbox"], swiftSettings: swift5),
         .testTarget(name: "AudioKernelsTests", dependencies: ["AudioKernels"], swiftSettings: swift5),
         .testTarget(name: "AudioFileFormatsTests", dependencies: ["AudioFileFormats", "AudioKernels", "AudioCodecs"], swiftSettings: swift5),
-        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices", "SoundBanks"],
+        .testTarget(name: "AVFAudioTests", dependencies: ["AVFoundation", "AudioKernels", "AudioAnalysis", "AudioDevices", "SoundBanks", "CSamplerKernels"],
                     exclude: ["Fuzz/Inputs"], swiftSettings: swift5),
         .testTarget(name: "MIDIFilesTests", dependencies: ["MIDIFiles"], exclude: ["mido_dump.py"], swiftSettings: swift5),
         .testTarget(name: "AudioCodecsTests", dependencies: ["AudioCodecs", "CFLACKernels", "CALACKernels"], swiftSettings: swift5),

@@ -19,6 +19,18 @@ uint64_t csk_cubic_portable(const float *s, float *out, ptrdiff_t n, uint64_t ph
     return phase + (uint64_t)n * incr;
 }
 
+// The 16-bit points: each converted (exact) and scaled by 2^-15 (exact), then the same arithmetic.
+uint64_t csk_cubic16_portable(const int16_t *s, float *out, ptrdiff_t n, uint64_t phase, uint64_t incr) {
+    const float scale = 1.0f / 32768.0f;
+    for (ptrdiff_t k = 0; k < n; k++) {
+        uint64_t ph = phase + (uint64_t)k * incr;
+        const int16_t *p = s + (ptrdiff_t)(ph >> 32);
+        float f = (float)(int32_t)((uint32_t)ph >> 8) * (1.0f / 16777216.0f);
+        out[k] = cubic((float)p[-1] * scale, (float)p[0] * scale, (float)p[1] * scale, (float)p[2] * scale, f);
+    }
+    return phase + (uint64_t)n * incr;
+}
+
 void csk_biquad_portable(float *x, ptrdiff_t n, float b0, float b1, float a1, float a2, float *state) {
     float x1 = state[0], x2 = state[1], y1 = state[2], y2 = state[3];
     for (ptrdiff_t k = 0; k < n; k++) {

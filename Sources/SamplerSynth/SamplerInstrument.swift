@@ -56,7 +56,8 @@ public struct PresetEntry {
 
 /// A loaded bank (or generated instrument), immutable once built.
 public final class SamplerInstrument: @unchecked Sendable {
-    public let samples: UnsafeMutableBufferPointer<Float>
+    /// The sample points the zones index (Float, or a SoundFont's 16-bit data: SamplePool.swift).
+    public let pool: SamplePool
     /// The object owning `samples` when the instrument plays from another's memory (a SoundFont).
     private let sampleOwner: AnyObject?
     public let zones: UnsafeMutableBufferPointer<PlayZone>
@@ -81,9 +82,17 @@ public final class SamplerInstrument: @unchecked Sendable {
 
     /// Builds an instrument playing from `sampleStorage`: owned (freed with the instrument) when
     /// `owner` is nil, else `owner`'s (kept alive with the instrument).
-    public init(sampleStorage: UnsafeMutableBufferPointer<Float>, owner: AnyObject?, zones: [PlayZone], presets: [PresetEntry], names: [String],
+    public convenience init(sampleStorage: UnsafeMutableBufferPointer<Float>, owner: AnyObject?, zones: [PlayZone], presets: [PresetEntry], names: [String],
+                            defaultBank: Int, defaultProgram: Int, modulators: [PlayModulator] = []) {
+        self.init(pool: .float32(sampleStorage), owner: owner, zones: zones, presets: presets, names: names,
+                  defaultBank: defaultBank, defaultProgram: defaultProgram, modulators: modulators)
+    }
+
+    /// Builds an instrument playing from `pool`: owned (freed with the instrument) when `owner`
+    /// is nil, else `owner`'s (kept alive with the instrument).
+    public init(pool: SamplePool, owner: AnyObject?, zones: [PlayZone], presets: [PresetEntry], names: [String],
                 defaultBank: Int, defaultProgram: Int, modulators: [PlayModulator] = []) {
-        samples = sampleStorage
+        self.pool = pool
         self.modulators = .allocate(capacity: max(modulators.count, 1))
         _ = self.modulators.initialize(from: modulators)
         if modulators.isEmpty { self.modulators.baseAddress!.initialize(to: PlayModulator()) }
@@ -99,7 +108,12 @@ public final class SamplerInstrument: @unchecked Sendable {
         for (i, o) in order.enumerated() where presets[o].bank == Int32(defaultBank) && presets[o].program == Int32(defaultProgram) { d = i }
         defaultPreset = d
         presetCount = presets.count
-        view = InstrumentView(samples: UnsafePointer(self.samples.baseAddress!), zones: UnsafePointer(self.zones.baseAddress!),
+        let points: UnsafeRawPointer, int16: Bool
+        switch pool {
+        case .float32(let b): points = UnsafeRawPointer(b.baseAddress!); int16 = false
+        case .int16(let b): points = UnsafeRawPointer(b.baseAddress!); int16 = true
+        }
+        view = InstrumentView(samples: points, samplesAreInt16: int16, zones: UnsafePointer(self.zones.baseAddress!),
                               modulators: UnsafePointer(self.modulators.baseAddress!),
                               presets: UnsafePointer(self.presets.baseAddress!), presetCount: presets.count, defaultPreset: d)
     }
@@ -109,7 +123,7 @@ public final class SamplerInstrument: @unchecked Sendable {
     let view: InstrumentView
 
     deinit {
-        if sampleOwner == nil { samples.deallocate() }
+        if sampleOwner == nil { pool.deallocate() }
         zones.deallocate()
         modulators.deallocate()
         presets.deallocate()
@@ -140,7 +154,7 @@ extension SamplerInstrument {
         var modulators: [PlayModulator] = []
         /// Regions share resolved lists (SoundFont.modulators): converted once per list.
         var converted: [Range<Int>: (Int32, Int32, UInt16, Bool)] = [:]
-        let pointCount = font.samples.count - SoundFont.guardFrames
+        let pointCount = font.pool.count - SoundFont.guardFrames
         for p in font.presets {
             let first = zones.count
             for r in font.regions[p.firstRegion ..< p.firstRegion + p.regionCount] {
@@ -194,10 +208,10 @@ extension SamplerInstrument {
             presets.append(PresetEntry(bank: Int32(p.bank), program: Int32(p.program), firstZone: Int32(first), zoneCount: Int32(zones.count - first)))
             names.append(p.name)
         }
-        if font.samples.isEmpty {
+        if font.pool.count == 0 {
             self.init(samples: [0], zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program, modulators: modulators)
         } else {
-            self.init(sampleStorage: font.samples, owner: font, zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program,
+            self.init(pool: font.pool, owner: font, zones: zones, presets: presets, names: names, defaultBank: bank, defaultProgram: program,
                       modulators: modulators)
         }
     }

@@ -1,6 +1,8 @@
 // Starting a voice, its per-block control update, and its inner loops (interpolation, filter,
 // mix). See the design note in SamplerVoice.swift.
 
+import CSamplerKernels
+
 extension SamplerSynth {
     func startVoice(_ v: UnsafeMutablePointer<Voice>, zone: PlayZone, zoneIndex: Int, channel: Int, key noteKey: Int, velocity noteVelocity: Int) {
         if zone.modulatorCount > 0 || zone.disabledDefaults != 0, let view {
@@ -210,7 +212,7 @@ extension SamplerSynth {
     }
 
     /// Renders one voice for `frames` frames, adding into left/right.
-    func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: UnsafePointer<Float>,
+    func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: SamplePoints,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
                      _ reverbBus: UnsafeMutablePointer<Float>, _ chorusBus: UnsafeMutablePointer<Float>, _ frames: Int) {
         let k = kernels
@@ -244,7 +246,7 @@ extension SamplerSynth {
     /// sample go to the kernel; the frames next to a loop's end (whose points wrap to its start)
     /// and at the pool's first point are computed here.
     @inline(__always)
-    func interpolate(_ v: UnsafeMutablePointer<Voice>, _ s: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, _ n: Int) -> Int {
+    func interpolate(_ v: UnsafeMutablePointer<Voice>, _ s: SamplePoints, _ out: UnsafeMutablePointer<Float>, _ n: Int) -> Int {
         let k = kernels
         var ph = v.pointee.phase
         let inc = v.pointee.incr
@@ -264,7 +266,7 @@ extension SamplerSynth {
                 }
                 if ph < fastLimit && ph >= one {
                     let run = min(n - i, Int((fastLimit - ph + inc - 1) / inc))
-                    ph = VoiceKernels.cubic(k, s, out + i, run, ph, inc)
+                    ph = s.cubic(k, out + i, run, ph, inc)
                     i += run
                 } else {
                     let idx = Int(ph >> 32)
@@ -289,7 +291,7 @@ extension SamplerSynth {
                     continue
                 }
                 let run = min(n - i, Int((endFx - ph + inc - 1) / inc))
-                ph = VoiceKernels.cubic(k, s, out + i, run, ph, inc)
+                ph = s.cubic(k, out + i, run, ph, inc)
                 i += run
             }
         }
@@ -297,4 +299,24 @@ extension SamplerSynth {
         return n
     }
 
+}
+
+/// The render side's view of the sample pool: its base address and whether its points are Float or
+/// Int16 (read as value / 32768, exactly the Float the pool would otherwise hold; SamplePool.swift).
+struct SamplePoints {
+    let base: UnsafeRawPointer
+    let int16: Bool
+
+    /// Point `i` as a Float.
+    @inline(__always)
+    subscript(i: Int) -> Float {
+        int16 ? Float(base.assumingMemoryBound(to: Int16.self)[i]) * (1 / 32_768) : base.assumingMemoryBound(to: Float.self)[i]
+    }
+
+    /// The interpolation kernel for this pool's points (CSamplerKernels.h).
+    @inline(__always)
+    func cubic(_ k: UnsafePointer<CSKKernels>, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ phase: UInt64, _ incr: UInt64) -> UInt64 {
+        int16 ? VoiceKernels.cubic16(k, base.assumingMemoryBound(to: Int16.self), out, n, phase, incr)
+              : VoiceKernels.cubic(k, base.assumingMemoryBound(to: Float.self), out, n, phase, incr)
+    }
 }

@@ -74,7 +74,9 @@ struct ChannelState {
 /// The render side's view of the current instrument: plain pointers into its memory (the synth
 /// keeps the instrument alive), so no reference is counted while rendering.
 struct InstrumentView {
-    var samples: UnsafePointer<Float>
+    /// The sample pool's points: Float, or Int16 read as value / 32768 (SamplePool.swift).
+    var samples: UnsafeRawPointer
+    var samplesAreInt16: Bool
     var zones: UnsafePointer<PlayZone>
     var modulators: UnsafePointer<PlayModulator>
     var presets: UnsafePointer<PresetEntry>
@@ -281,7 +283,7 @@ public final class SamplerSynth: @unchecked Sendable {
     /// Mixes every voice into `left`/`right` (added to what is there) for `frames` frames from `offset`.
     public func render(left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, offset: Int, frames: Int) {
         guard frames > 0, let view else { return }
-        let samples = view.samples
+        let samples = SamplePoints(base: view.samples, int16: view.samplesAreInt16)
         let voices = self.voices
         // (in stretches of at most synthEffectFrames, the send buses' length; a voice renders the
         // same samples however its frames are split)

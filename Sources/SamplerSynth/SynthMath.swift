@@ -75,6 +75,11 @@ enum VoiceKernels {
         k.pointee.cubic(s, out, n, phase, incr)
     }
     @_semantics("no_performance_analysis") @inline(never)
+    static func cubic16(_ k: UnsafePointer<CSKKernels>, _ s: UnsafePointer<Int16>, _ out: UnsafeMutablePointer<Float>, _ n: Int,
+                        _ phase: UInt64, _ incr: UInt64) -> UInt64 {
+        k.pointee.cubic16(s, out, n, phase, incr)
+    }
+    @_semantics("no_performance_analysis") @inline(never)
     static func biquad(_ k: UnsafePointer<CSKKernels>, _ x: UnsafeMutablePointer<Float>, _ n: Int,
                        _ b0: Float, _ b1: Float, _ a1: Float, _ a2: Float, _ state: UnsafeMutablePointer<Float>) {
         k.pointee.biquad(x, n, b0, b1, a1, a2, state)

@@ -16,8 +16,22 @@
 extension SoundFont {
     /// Parses a whole file's bytes.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws -> SoundFont {
-        var reader = SF2Reader(bytes: bytes)
+        var reader = SF2Reader(bytes: bytes, readSamples: nil)
         return try reader.read()
+    }
+
+    /// Parses a whole file's bytes, taking the 16-bit sample data from `readSamples` instead of
+    /// `bytes`: it fills its buffer with the file's bytes at the given offset and returns whether
+    /// it could (false: the file ended early, an error naming the `smpl` chunk). The caller that
+    /// maps a file reads the sample data with a positional read straight into the pool, so the
+    /// largest part of a bank never passes through the mapping (no page faults on it) and the pool
+    /// is a private copy (a bank file replaced or truncated afterwards changes nothing).
+    public static func parse(_ bytes: UnsafeRawBufferPointer,
+                             readSamples: (_ fileOffset: Int, _ into: UnsafeMutableRawBufferPointer) -> Bool) throws -> SoundFont {
+        try withoutActuallyEscaping(readSamples) { reader in
+            var r = SF2Reader(bytes: bytes, readSamples: reader)
+            return try r.read()
+        }
     }
 
     /// Parses a whole file's bytes.
@@ -34,8 +48,12 @@ private struct Chunk {
 
 private struct SF2Reader: LittleEndianFields {
     let bytes: UnsafeRawBufferPointer
+    let readSamples: ((Int, UnsafeMutableRawBufferPointer) -> Bool)?
 
-    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    init(bytes: UnsafeRawBufferPointer, readSamples: ((Int, UnsafeMutableRawBufferPointer) -> Bool)?) {
+        self.bytes = bytes
+        self.readSamples = readSamples
+    }
 
     /// A fixed-size, zero-terminated name.
     func name(_ o: Int, _ length: Int) -> String {
@@ -95,28 +113,40 @@ private struct SF2Reader: LittleEndianFields {
         // Samples: 16-bit little-endian; sm24 (ifil 2.04) adds a low byte per point when its size matches.
         let use24 = sm24.map { $0.data.count >= pointCount && font.version.major >= 2 && (font.version.major > 2 || font.version.minor >= 4) } ?? false
         font.has24BitSamples = use24
-        // (converted straight into the pool the instrument will play from: no zero fill, no copy)
-        let pool = UnsafeMutableBufferPointer<Float>.allocate(capacity: pointCount + SoundFont.guardFrames)
-        (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
-        font.samples = pool
-        let out = pool.baseAddress!
-        if let smpl {
+        if use24, let smpl, let sm24 {
+            // 24-bit points: converted to Float straight into the pool the instrument plays from.
+            let pool = UnsafeMutableBufferPointer<Float>.allocate(capacity: pointCount + SoundFont.guardFrames)
+            (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
+            font.pool = .float32(pool)
+            let out = pool.baseAddress!
             let pcm = bytes.baseAddress! + smpl.data.lowerBound
-            if use24, let sm24 {
-                let low = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + sm24.data.lowerBound
-                let scale = Float(1) / 8_388_608
-                for i in 0..<pointCount {
-                    let v = Int32(Int16(littleEndian: pcm.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))) << 8 | Int32(low[i])
-                    out[i] = Float(v) * scale
-                }
-            } else {
-                let scale = Float(1) / 32_768
-                for i in 0..<pointCount {
-                    out[i] = Float(Int16(littleEndian: pcm.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))) * scale
-                }
+            let low = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + sm24.data.lowerBound
+            let scale = Float(1) / 8_388_608
+            for i in 0..<pointCount {
+                let v = Int32(Int16(littleEndian: pcm.loadUnaligned(fromByteOffset: 2 * i, as: Int16.self))) << 8 | Int32(low[i])
+                out[i] = Float(v) * scale
             }
         } else {
-            out.initialize(repeating: 0, count: pointCount)
+            // 16-bit points: the file's bytes are the pool (little-endian Int16), read or copied
+            // once into their final place.
+            let pool = UnsafeMutableBufferPointer<Int16>.allocate(capacity: pointCount + SoundFont.guardFrames)
+            (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
+            font.pool = .int16(pool)
+            let raw = UnsafeMutableRawBufferPointer(start: pool.baseAddress!, count: 2 * pointCount)
+            if let smpl, pointCount > 0 {
+                if let readSamples {
+                    guard readSamples(smpl.data.lowerBound, raw) else {
+                        throw fail("smpl", smpl.offset, "its \(2 * pointCount) bytes of sample data could not be read (the file ended early)")
+                    }
+                } else {
+                    raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[smpl.data.lowerBound ..< smpl.data.lowerBound + 2 * pointCount]))
+                }
+                #if _endian(big)
+                for i in 0..<pointCount { pool[i] = Int16(littleEndian: pool[i]) }
+                #endif
+            } else {
+                raw.initializeMemory(as: UInt8.self, repeating: 0)
+            }
         }
 
         let pdta = try list("pdta")

@@ -1,5 +1,5 @@
-// SoundFont 2.04 banks, as the sampler plays them: sample headers, the sample pool converted to
-// Float (16-bit `smpl`, plus the low byte from `sm24` when present), and every preset resolved
+// SoundFont 2.04 banks, as the sampler plays them: sample headers, the sample pool (16-bit `smpl`
+// kept as stored; with the low byte from `sm24` when present, converted to Float), and every preset resolved
 // into flat regions (one per preset zone × instrument zone that overlap) whose generator values
 // are final — instrument values (global zone, then local zone overriding it) plus the preset's
 // additions (global zone, then local zone overriding it), as SoundFont 2.04 §9.4 specifies.
@@ -50,7 +50,7 @@ public enum SF2Generator {
     }
 }
 
-/// One sample header (`shdr`), with its points as indices into `SoundFont.samples`.
+/// One sample header (`shdr`), with its points as indices into `SoundFont.pool`.
 public struct SF2Sample: Sendable {
     public var name: String
     public var start: Int, end: Int, loopStart: Int, loopEnd: Int
@@ -94,10 +94,11 @@ public final class SoundFont: @unchecked Sendable {
     /// The bank's name (INFO `INAM`), its format version (`ifil`).
     public internal(set) var name = ""
     public internal(set) var version = (major: 0, minor: 0)
-    /// The sample pool, one Float per sample point in −1 … 1, followed by `SoundFont.guardFrames`
-    /// zeros. Owned by this object (freed with it): an instrument built from the bank keeps the
-    /// bank alive and plays from this memory without a copy.
-    public internal(set) var samples = UnsafeMutableBufferPointer<Float>(start: nil, count: 0)
+    /// The sample pool, followed by `SoundFont.guardFrames` zeros: the 16-bit points as the file
+    /// stores them (`.int16`, value / 32768), or for a 24-bit bank (`sm24`) Floats in −1 … 1
+    /// (see SamplePool.swift). Owned by this object (freed with it): an instrument built from the
+    /// bank keeps the bank alive and plays from this memory without a copy.
+    public internal(set) var pool = SamplePool.int16(UnsafeMutableBufferPointer(start: nil, count: 0))
     public internal(set) var sampleHeaders: [SF2Sample] = []
     public internal(set) var presets: [SF2Preset] = []
     public internal(set) var regions: [SF2Region] = []
@@ -116,7 +117,7 @@ public final class SoundFont: @unchecked Sendable {
 
     init() {}
 
-    deinit { samples.deallocate() }
+    deinit { pool.deallocate() }
 
     /// The preset for a bank and program (nil: none).
     public func preset(bank: Int, program: Int) -> SF2Preset? {

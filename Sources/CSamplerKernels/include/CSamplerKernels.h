@@ -7,6 +7,10 @@
 //   read, s[i−1] … s[i+2], must lie inside the sample for the whole run (the caller splits runs at
 //   loop ends and sample starts). The phase of frame k is phase + k·incr in integer arithmetic,
 //   so a voice's samples do not depend on where a render cycle splits its runs.
+// * cubic16: the same over 16-bit points (a SoundFont's `smpl` data kept as the file stores it:
+//   half the memory of Float, and no conversion pass at load). Each point is converted and scaled
+//   by 1/32768 before the arithmetic above: int16 → float is exact and the scale a power of two,
+//   so the result is bit for bit what `cubic` gives on the points converted at load.
 // * biquad: the voice's low-pass, direct form I (state x1, x2, y1, y2): with FMA the recursion's
 //   critical path is one fused multiply-add per sample.
 // * mix: out += x · (gain + k·step) on both sides, the gains a linear ramp from the values at the
@@ -31,6 +35,8 @@ extern "C" {
 typedef struct CSKKernels {
     /// out[k] = cubic(s, phase + k·incr) for k < n; returns phase + n·incr.
     uint64_t (*cubic)(const float *samples, float *out, ptrdiff_t n, uint64_t phase, uint64_t incr);
+    /// out[k] = cubic(s / 32768, phase + k·incr) for k < n; returns phase + n·incr.
+    uint64_t (*cubic16)(const int16_t *samples, float *out, ptrdiff_t n, uint64_t phase, uint64_t incr);
     /// In place: y = b0·x + b1·x1 + b0·x2 − a1·y1 − a2·y2 (b2 = b0: a low-pass); state = {x1, x2, y1, y2}.
     void (*biquad)(float *x, ptrdiff_t n, float b0, float b1, float a1, float a2, float *state);
     /// left[k] += x[k]·(gainLeft + (offset + k)·stepLeft), right likewise, for k < n.
