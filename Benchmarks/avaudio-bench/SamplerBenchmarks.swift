@@ -2,7 +2,9 @@
 // AVAudioEngine offline (48 kHz stereo), timed; optionally writes the rendering as a float WAV.
 // Benchmarks/sampler/compare_sampler.py drives it next to FluidSynth in one run.
 //
-//   avaudio-bench sampler --input=EVENTS --soundfont=BANK.sf2 [--out=OUT.wav] [--runs=N]
+//   avaudio-bench sampler --input=EVENTS --soundfont=BANK.sf2 [--out=OUT.wav] [--runs=N] [--no-effects]
+//   (--no-effects: the sampler's reverb and chorus off, the dry mix alone, as FluidSynth with
+//   reverb and chorus off renders)
 //                         [--warmup=N] [--chunk=512] [--tail=1.0] [--rate=48000] [--gain=dB]
 //
 // EVENTS: one MIDI message per line, "frame status data1 [data2]" in decimal (the frame at the
@@ -45,6 +47,7 @@ enum SamplerSuite {
             let t0 = Clock.wall()
             let sampler = AVAudioUnitSampler()
             sampler.overallGain = Float(args.string("--gain") ?? "0") ?? 0
+            if args.flag("--no-effects") { sampler._usesInternalEffects = false }
             try sampler.loadSoundBankInstrument(at: URL(fileURLWithPath: bank), program: 0,
                                                 bankMSB: UInt8(kAUSampler_DefaultMelodicBankMSB), bankLSB: 0)
             let loaded = Clock.wall() - t0

@@ -84,7 +84,8 @@ def render_ours(ev, sf2, total, name):
     evp, out = WORK / f"{name}.events", WORK / f"{name}-ours.wav"
     write_events(ev, evp)
     tail = max(0.0, (total - ev[-1][0]) / SR)
-    cmd = [str(BENCH), "sampler", f"--input={evp}", f"--soundfont={sf2}", f"--out={out}", f"--gain={GAIN_DB}", f"--tail={tail}"]
+    # (--no-effects: our reverb and chorus off, as FluidSynth's are for these renders)
+    cmd = [str(BENCH), "sampler", f"--input={evp}", f"--soundfont={sf2}", f"--out={out}", f"--gain={GAIN_DB}", f"--tail={tail}", "--no-effects"]
     r = subprocess.run(cmd, check=True, capture_output=True, text=True)
     y, sr = sf.read(str(out), dtype="float32")
     assert sr == SR
@@ -239,14 +240,19 @@ def speed(sf2, song, runs):
     write_events(ev, evp)
     seconds = (ev[-1][0] + SR) / SR
     fl_base = ["fluidsynth", "-ni", "-q", "-F", str(WORK / "fl.wav"), "-r", str(SR), "-T", "wav", "-O", "float", "-g", str(GAIN)]
-    ours_cmd = [str(BENCH), "sampler", f"--input={evp}", f"--soundfont={sf2}", f"--gain={GAIN_DB}"]
-    res = {"ours_process": [], "ours_render": [], "ours_render_cpu": [], "fluid_off": [], "fluid_on": []}
+    # like for like: ours without its reverb and chorus against FluidSynth with them off, and with
+    # them against FluidSynth with them on (different algorithms, so only the cost compares)
+    ours_fx_cmd = [str(BENCH), "sampler", f"--input={evp}", f"--soundfont={sf2}", f"--gain={GAIN_DB}"]
+    ours_cmd = ours_fx_cmd + ["--no-effects"]
+    res = {"ours_process": [], "ours_render": [], "ours_render_cpu": [], "ours_process_fx": [], "fluid_off": [], "fluid_on": []}
     for _ in range(runs):
         w, c, out = time_cmd(ours_cmd)
         j = json.loads(out.strip().splitlines()[-1])
         res["ours_process"].append(w)
         res["ours_render"].append(j["render_wall_s"])
         res["ours_render_cpu"].append(j["render_cpu_s"])
+        w, c, _ = time_cmd(ours_fx_cmd)
+        res["ours_process_fx"].append(w)
         w, c, _ = time_cmd(fl_base + ["-R", "0", "-C", "0", sf2, str(song)])
         res["fluid_off"].append(w)
         w, c, _ = time_cmd(fl_base + ["-R", "1", "-C", "1", sf2, str(song)])
@@ -257,7 +263,8 @@ def speed(sf2, song, runs):
     return {"audio_seconds": round(seconds, 2), "runs": runs, "median_s": {k: round(v, 4) for k, v in med.items()},
             "x_realtime": {k: round(v, 1) for k, v in xrt.items()},
             "ours_process_over_fluid_off_per_round": [round(r, 2) for r in ratios],
-            "ours_render_over_fluid_off": round(med["fluid_off"] / med["ours_render"], 2)}
+            "ours_render_over_fluid_off": round(med["fluid_off"] / med["ours_render"], 2),
+            "ours_fx_over_fluid_on_per_round": [round(f / o, 2) for o, f in zip(res["ours_process_fx"], res["fluid_on"])]}
 
 
 def main():
@@ -293,7 +300,8 @@ def markdown(r):
              f"`python3 Benchmarks/sampler/compare_sampler.py` — SoundFont `{r['soundfont']}`, 48 kHz stereo, FluidSynth "
              f"{subprocess.run(['fluidsynth', '--version'], capture_output=True, text=True).stdout.splitlines()[0].split()[-1]} "
              "(libfluidsynth through pyfluidsynth for quality, float output; the `fluidsynth` CLI for speed), reverb and chorus off on "
-             "FluidSynth (the sampler has no effect sends yet). Load average before/after: "
+             "both sides (FluidSynth: synth.reverb.active = 0, -R 0 -C 0; ours: avaudio-bench sampler --no-effects) except the "
+             "last speed row and ratio. Load average before/after: "
              f"{r['load_average_before'][0]:.2f} / {r['load_average_after'][0]:.2f} (2 cores shared with other work).", "",
              f"Gain calibration (fixed): {r['gain_calibration']}; nothing else. Event frames on a 64-frame grid (FluidSynth applies events "
              "at its 64-frame block boundaries; ours on their exact frame).", "",
@@ -313,13 +321,15 @@ def markdown(r):
         x = sp["x_realtime"]
         lines += ["## Speed (the same song, interleaved rounds, median of %d)" % sp["runs"], "",
                   "| contender | times realtime (wall) |", "|---|---|",
-                  f"| ours, whole process (avaudio-bench sampler: load bank, engine, render) | {x['ours_process']} |",
+                  f"| ours, whole process (avaudio-bench sampler --no-effects: load bank, engine, render) | {x['ours_process']} |",
                   f"| ours, render only (in-process wall) | {x['ours_render']} |",
                   f"| ours, render only (in-process CPU) | {x['ours_render_cpu']} |",
                   f"| fluidsynth CLI -F, reverb/chorus off | {x['fluid_off']} |",
-                  f"| fluidsynth CLI -F, reverb/chorus on | {x['fluid_on']} |", "",
+                  f"| fluidsynth CLI -F, reverb/chorus on | {x['fluid_on']} |",
+                  f"| ours, whole process, reverb/chorus on | {x['ours_process_fx']} |", "",
                   f"Whole process ours/FluidSynth per round: {', '.join(str(v) for v in sp['ours_process_over_fluid_off_per_round'])}; "
-                  f"render-only ours vs FluidSynth's whole process: {sp['ours_render_over_fluid_off']}x.", ""]
+                  f"render-only ours vs FluidSynth's whole process: {sp['ours_render_over_fluid_off']}x; "
+                  f"with reverb and chorus on both sides, per round: {', '.join(str(v) for v in sp['ours_fx_over_fluid_on_per_round'])}.", ""]
     lines += ["## Notes", "",
               "* The constant +0.3 to +0.45 LU on every note is FluidSynth's, not a model difference we know of: on a bank holding "
               "one pure sine (Fuzz/make_seeds.py's `sf2_bank`), our level is the SoundFont/FluidSynth model's to 0.01 dB (sample "

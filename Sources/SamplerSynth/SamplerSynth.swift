@@ -143,6 +143,7 @@ public final class SamplerSynth: @unchecked Sendable {
     private let gainBits = Atomic<UInt32>(Float(1).bitPattern)
     private let tuningBits = Atomic<UInt32>(Float(0).bitPattern)
     private let panBits = Atomic<UInt32>(Float(0).bitPattern)
+    private let effectsOn = Atomic<Bool>(true)
     private var cycleGain: Float = 1, cycleTuning: Float = 0, cycleGainL: Float = 1, cycleGainR: Float = 1
     var cycleGainValue: Float { cycleGain }
     var cycleTuningValue: Float { cycleTuning }
@@ -236,6 +237,12 @@ public final class SamplerSynth: @unchecked Sendable {
         get { Float(bitPattern: tuningBits.load(ordering: .relaxed)) }
         set { tuningBits.store(newValue.bitPattern, ordering: .relaxed) }
     }
+    /// Whether the reverb and chorus run on the voices' sends (default true). Off, the send buses
+    /// are emptied unheard: the output is the dry mix alone, and the effects cost nothing.
+    public var usesInternalEffects: Bool {
+        get { effectsOn.load(ordering: .relaxed) }
+        set { effectsOn.store(newValue, ordering: .relaxed) }
+    }
 
     /// How many voices are sounding (render side or quiescent control side).
     public var activeVoiceCount: Int {
@@ -287,6 +294,7 @@ public final class SamplerSynth: @unchecked Sendable {
         let voices = self.voices
         // (in stretches of at most synthEffectFrames, the send buses' length; a voice renders the
         // same samples however its frames are split)
+        let effects = effectsOn.load(ordering: .relaxed)
         var done = 0
         while done < frames {
             let n = min(synthEffectFrames, frames - done)
@@ -297,8 +305,13 @@ public final class SamplerSynth: @unchecked Sendable {
                 if voices[i].playing { renderVoice(voices + i, samples, l, r, reverbBus, chorusBus, n) }
                 i += 1
             }
-            if sendsUsed { effectFramesLeft = effectTailFrames }
-            if effectFramesLeft > 0 { renderEffects(l, r, n) }
+            if !effects {
+                if sendsUsed { reverbBus.update(repeating: 0, count: n); chorusBus.update(repeating: 0, count: n) }
+                effectFramesLeft = 0
+            } else {
+                if sendsUsed { effectFramesLeft = effectTailFrames }
+                if effectFramesLeft > 0 { renderEffects(l, r, n) }
+            }
             done += n
         }
     }

@@ -208,6 +208,17 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
         set { samplerUnit.balance = Swift.max(-100, Swift.min(100, newValue.isNaN ? 0 : newValue)) }
     }
 
+    /// Whether the sampler's own reverb and chorus play the voices' effect sends (SoundFont
+    /// generators 16 and 15, CC91 and CC93, DLS's reverb and chorus connections); default true.
+    /// Not part of Apple's API: Apple's AUSampler has no send effects of its own (its
+    /// `kMusicDeviceProperty_UsesInternalReverb` belongs to the DLS synth). Set it false for the
+    /// dry mix alone (an app that adds its own `AVAudioUnitReverb`, or a comparison against a
+    /// renderer with its effects off); the sends then cost nothing.
+    public var _usesInternalEffects: Bool {
+        get { samplerUnit.usesInternalEffects }
+        set { samplerUnit.usesInternalEffects = newValue }
+    }
+
     /// Tuning of every note in cents, −2400 … 2400; default 0.
     open var globalTuning: Float {
         get { samplerUnit.tuningCents }

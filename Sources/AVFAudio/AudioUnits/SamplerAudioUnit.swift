@@ -39,6 +39,7 @@ final class SamplerAudioUnit: AUAudioUnit {
     var gainDecibels: Float = 0 { didSet { synth?.gain = linearGain } }
     var balance: Float = 0 { didSet { synth?.balance = balance / 100 } }
     var tuningCents: Float = 0 { didSet { synth?.tuning = tuningCents } }
+    var usesInternalEffects = true { didSet { synth?.usesInternalEffects = usesInternalEffects } }
     private var linearGain: Float { Float(pow(10, Double(gainDecibels) / 20)) }
 
     init() {
@@ -78,7 +79,7 @@ final class SamplerAudioUnit: AUAudioUnit {
         if synth == nil || synth!.sampleRate != rate {
             let s = SamplerSynth(sampleRate: rate)
             s.install(instrument)
-            s.gain = linearGain; s.balance = balance / 100; s.tuning = tuningCents
+            s.gain = linearGain; s.balance = balance / 100; s.tuning = tuningCents; s.usesInternalEffects = usesInternalEffects
             synth = s
             state.synth?.release()
             state.synth = .passRetained(s)

@@ -17,10 +17,12 @@ import AudioAnalysis
         return try b.write()
     }
 
-    static func render(reverb: Int16 = 0, chorus: Int16 = 0, cc: [(UInt8, UInt8)] = [], chunk: Int = 512) throws -> [Float] {
+    static func render(reverb: Int16 = 0, chorus: Int16 = 0, cc: [(UInt8, UInt8)] = [], chunk: Int = 512,
+                       effects: Bool = true) throws -> [Float] {
         let url = try bank(reverb: reverb, chorus: chorus)
         defer { try? FileManager.default.removeItem(at: url) }
         let sampler = AVAudioUnitSampler()
+        sampler._usesInternalEffects = effects
         try sampler.loadInstrument(at: url)
         var events: [(Int, [UInt8])] = cc.map { (0, [0xB0, $0.0, $0.1]) }
         events += [(64, [0x90, 69, 100]), (24_000, [0x80, 69, 0])]
@@ -47,6 +49,16 @@ import AudioAnalysis
         // the reverb rings on after the note's release (−96 dB in 1 ms for the dry voice)
         let tail = try Self.render(reverb: 500)
         #expect(rmsDB(tail[30_000..<36_000]) > -70 && rmsDB(dry[30_000..<36_000]) < -120)
+    }
+
+    @Test func internalEffectsOffLeaveTheDryMixAlone() throws {
+        // With the sampler's reverb and chorus off, sends as loud as a bank and CC91/CC93 can make
+        // them add nothing: the output is the dry render's, sample for sample, tail included.
+        let dry = try Self.render()
+        let off = try Self.render(reverb: 1_000, chorus: 1_000, cc: [(91, 127), (93, 127)], effects: false)
+        #expect(off == dry)
+        let on = try Self.render(reverb: 1_000, chorus: 1_000, cc: [(91, 127), (93, 127)])
+        #expect(Self.wetDB(on, dry) > -40)
     }
 
     @Test func sendsAreIndependentOfTheRenderChunk() throws {
