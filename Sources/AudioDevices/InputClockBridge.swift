@@ -222,12 +222,17 @@ public final class InputClockBridge {
                 return true
             }
             primed = true
+            // Trimmed, the fill keeps beyond the priming level what a switch to resampling needs:
+            // the frames the converter's filter looks ahead and the dead band the fill may drift
+            // through before the controller acts (else a slow capture clock runs the ring dry
+            // just as the controller takes over).
             let level = primingFrames + (resamplesAlways ? converter.leadingFrames : 0)
+                + (compensates ? converter.leadingFrames + deadBandFrames : 0)
             if trimsAtPriming && count > level {
                 // Nothing has been handed out since the priming began (reads returned silence), so
                 // dropping the oldest frames now costs no discontinuity, and the fill (the latency
-                // this bridge adds) starts at exactly `primingFrames`, not at wherever the last
-                // capture burst left it.
+                // this bridge adds) starts at exactly that level, not at wherever the last capture
+                // burst left it.
                 let excess = count - level
                 start = (start + excess) % capacity
                 count -= excess
@@ -297,6 +302,9 @@ public final class InputClockBridge {
         return produced
     }
 
+    /// The dead band (see `control`), in capture frames: an eighth of the priming level, at least 2 ms.
+    private var deadBandFrames: Int { max(primingFrames / 8, Int((0.002 * inputSampleRate).rounded(.up))) }
+
     /// Updates the smoothed fill, decides when to start compensating, and steers the ratio.
     private func control(frames n: Int) {
         guard compensates else { return }
@@ -320,7 +328,7 @@ public final class InputClockBridge {
             // jitter, and reached while the ring still holds most of its margin: the converter's
             // filter needs some of it (the frames it looks ahead), the rest absorbs the bursts in
             // which capture and playback move data.
-            let deadBand = max(Double(primingFrames) / 8, 0.002 * inputSampleRate) / inputSampleRate
+            let deadBand = Double(deadBandFrames) / inputSampleRate
             guard abs(error) > deadBand, isCompensating || startCompensating() else { return }
             controlling = true
             // Start from the drift the copy phase saw: the fill moved by `error` seconds of
