@@ -58,6 +58,12 @@ final class MockRealtimeKit: @unchecked Sendable {
     struct Call: Equatable { let process: UInt64; let thread: UInt64; let priority: UInt32 }
     let maxPriority: Int32
     let rttimeMax: Int64
+    /// The RTTimeUSecMax the mock announces: one hour, not rtkit's 200 ms. RLIMIT_RTTIME is
+    /// process-wide, and while these tests run, other suites' device threads run with SCHED_FIFO
+    /// in the same process; an ALSA thread on alsa-lib's unpaced `null` PCM never blocks, and with
+    /// a 2 s limit the kernel killed the whole test process (SIGKILL) mid-suite. The tests check
+    /// that the limit is lowered to the announced value, which any value shows.
+    static let rttimeMax: Int64 = 3_600_000_000
     let calls = Mutex<[Call]>([])
     /// What sched_setscheduler returned for each call (0: done; an errno otherwise).
     let applied = Mutex<[Int32]>([])
@@ -65,7 +71,7 @@ final class MockRealtimeKit: @unchecked Sendable {
     private let ready = Atomic<Int>(0)   // 1: owns the name; -1: failed
     private var thread: Thread?
 
-    init(address: String, maxPriority: Int32 = 20, rttimeMax: Int64 = 2_000_000) throws {
+    init(address: String, maxPriority: Int32 = 20, rttimeMax: Int64 = MockRealtimeKit.rttimeMax) throws {
         self.maxPriority = maxPriority
         self.rttimeMax = rttimeMax
         let thread = Thread { [self] in serve(address) }
@@ -206,7 +212,7 @@ struct RealtimeKitTests {
     func callReachesTheService() throws {
         let daemon = try PrivateDBusDaemon()
         defer { daemon.stop() }
-        let service = try MockRealtimeKit(address: daemon.address, maxPriority: 20, rttimeMax: 2_000_000)
+        let service = try MockRealtimeKit(address: daemon.address, maxPriority: 20)
         defer { service.stop() }
         try withRTTimeRestored {
             let outcome = Slot<(pid_t, Result<Int32, Error>, Int32)>()
@@ -220,7 +226,8 @@ struct RealtimeKitTests {
             #expect(service.calls.withLock { $0 } == [MockRealtimeKit.Call(process: UInt64(getpid()), thread: UInt64(tid), priority: 20)])
             var limit = rlimit()
             getrlimit(rlimitRTTIME, &limit)
-            #expect(limit.rlim_cur <= 2_000_000 && limit.rlim_max <= 2_000_000, "RLIMIT_RTTIME \(limit.rlim_cur)/\(limit.rlim_max)")
+            #expect(limit.rlim_cur <= rlim_t(MockRealtimeKit.rttimeMax) && limit.rlim_max <= rlim_t(MockRealtimeKit.rttimeMax),
+                    "RLIMIT_RTTIME \(limit.rlim_cur)/\(limit.rlim_max)")
             if geteuid() == 0 {
                 #expect(service.applied.withLock { $0 } == [0])
                 #expect(policy == SCHED_FIFO, "the thread's policy after the call: \(policy)")
