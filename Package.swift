@@ -100,6 +100,6 @@ let package = Package(
         // The measurements shared by the tests, the examples and the benchmarks (spectra, sine
         // fits, reverb decay, distortion). Not part of the product; no Apple names.
         .target(name: "AudioAnalysis", swiftSettings: swift5),
-        .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels", "AVFAudio", "AudioDevices"], swiftSettings: swift5),
+        .testTarget(name: "AllocationCounterTests", dependencies: ["AllocationCounter", "AudioKernels", "AVFAudio", "AudioDevices", "AudioAnalysis"], swiftSettings: swift5),
     ]
 )

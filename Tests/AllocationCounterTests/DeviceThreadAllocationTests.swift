@@ -8,6 +8,7 @@ import Testing
 import Foundation
 import AVFAudio
 import AllocationCounter
+import AudioAnalysis
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -41,9 +42,11 @@ import Glibc
         setenv("ALSA_CONFIG_PATH", conf.path, 1)
     }
 
-    @Test(.enabled(if: alsaInstalled, "libasound.so.2 (Debian libasound2) is not installed"))
-    func alsaDeviceThreadAllocatesNothing() throws {
-        Self.installConfiguration()
+    /// Runs `selector` at 256-frame periods with a silent source node (and the input node, when
+    /// `withInput`) into the output, and counts the device thread's heap calls over periods
+    /// 100…300 (the source node's render block runs on that thread). Returns the counts and the
+    /// device's name.
+    static func countDeviceThreadAllocations(_ selector: String, withInput: Bool) throws -> (oav_alloc_counts, String) {
         final class Probe: @unchecked Sendable {
             var calls = 0
             var counts = oav_alloc_counts()
@@ -51,7 +54,7 @@ import Glibc
         }
         let probe = Probe()
         let engine = AVAudioEngine()
-        try engine._setAudioDevice("alsa:avaudio_file_alloc", periodFrames: 256)
+        try engine._setAudioDevice(selector, periodFrames: 256)
         let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
         let source = AVAudioSourceNode(format: format) { _, _, frameCount, list in
             let buffers = UnsafeMutableAudioBufferListPointer(list)
@@ -65,14 +68,27 @@ import Glibc
             return noErr
         }
         engine.attach(source)
-        engine.connect(source, to: engine.outputNode, format: format)
+        if withInput {
+            engine.connect(engine.inputNode, to: engine.mainMixerNode, format: nil)
+            engine.connect(source, to: engine.mainMixerNode, format: format)
+        } else {
+            engine.connect(source, to: engine.outputNode, format: format)
+        }
         try engine.start()
         let finished = probe.done.wait(timeout: .now() + 20) == .success
+        let name = engine._audioDeviceName ?? ""
         engine.stop()
         try #require(finished, "the device thread did not run 300 periods")
         try #require(oav_alloc_counter_is_interposed() == 1, "the allocation counter is not interposed in this binary")
-        #expect(probe.counts.allocations == 0, "the device thread allocated \(probe.counts.allocations) times (\(probe.counts.bytes) bytes) in 200 periods")
-        #expect(probe.counts.frees == 0, "the device thread freed \(probe.counts.frees) times")
+        return (probe.counts, name)
+    }
+
+    @Test(.enabled(if: alsaInstalled, "libasound.so.2 (Debian libasound2) is not installed"))
+    func alsaDeviceThreadAllocatesNothing() throws {
+        Self.installConfiguration()
+        let (counts, _) = try Self.countDeviceThreadAllocations("alsa:avaudio_file_alloc", withInput: false)
+        #expect(counts.allocations == 0, "the device thread allocated \(counts.allocations) times (\(counts.bytes) bytes) in 200 periods")
+        #expect(counts.frees == 0, "the device thread freed \(counts.frees) times")
     }
 
     /// Two PCMs (`alsa:PLAYBACK|CAPTURE`): the non-blocking capture reads, the InputClockBridge
@@ -81,60 +97,9 @@ import Glibc
     @Test(.enabled(if: alsaInstalled, "libasound.so.2 (Debian libasound2) is not installed"))
     func alsaBridgedDuplexAllocatesNothing() throws {
         Self.installConfiguration()
-        final class Probe: @unchecked Sendable {
-            var calls = 0
-            var counts = oav_alloc_counts()
-            let done = DispatchSemaphore(value: 0)
-        }
-        let probe = Probe()
-        let engine = AVAudioEngine()
-        try engine._setAudioDevice("alsa:avaudio_file_duplexalloc|avaudio_sine_in_48000", periodFrames: 256)
-        let format = AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2)!
-        let source = AVAudioSourceNode(format: format) { _, _, frameCount, list in
-            let buffers = UnsafeMutableAudioBufferListPointer(list)
-            for b in 0..<buffers.count { memset(buffers[b].mData!, 0, Int(frameCount) * 4) }
-            probe.calls += 1
-            if probe.calls == 100 { oav_alloc_counting_begin() }
-            if probe.calls == 300 {
-                oav_alloc_counting_end(&probe.counts)
-                probe.done.signal()
-            }
-            return noErr
-        }
-        engine.attach(source)
-        engine.connect(engine.inputNode, to: engine.mainMixerNode, format: nil)
-        engine.connect(source, to: engine.mainMixerNode, format: format)
-        try engine.start()
-        let finished = probe.done.wait(timeout: .now() + 20) == .success
-        let name = engine._audioDeviceName ?? ""
-        engine.stop()
-        try #require(finished, "the device thread did not run 300 periods")
+        let (counts, name) = try Self.countDeviceThreadAllocations("alsa:avaudio_file_duplexalloc|avaudio_sine_in_48000", withInput: true)
         #expect(name.contains("| avaudio_sine_in_48000"), "not the two-PCM device: \(name)")
-        try #require(oav_alloc_counter_is_interposed() == 1, "the allocation counter is not interposed in this binary")
-        #expect(probe.counts.allocations == 0, "the device thread allocated \(probe.counts.allocations) times (\(probe.counts.bytes) bytes) in 200 periods")
-        #expect(probe.counts.frees == 0, "the device thread freed \(probe.counts.frees) times")
-    }
-}
-
-/// The capture PCMs' input: a 1 kHz sine at amplitude 0.5, left, and its negative, right, as raw
-/// interleaved Float32 at `sampleRate`, 20 s (the `file` plugin's `infile`; at its end the capture
-/// returns no more frames).
-enum ALSATestSine {
-    static let frequency = 1_000.0
-    static let amplitude: Float = 0.5
-    static let seconds = 20.0
-    static func write(to url: URL, sampleRate: Double) {
-        let frames = Int(sampleRate * seconds)
-        if (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) == frames * 8 { return }
-        var samples = [Float](repeating: 0, count: 2 * frames)
-        for i in 0..<frames {
-            // (the phase reduced in Double, so the 20 s stay exact)
-            let cycles = Double(i) * frequency / sampleRate
-            let s = amplitude * Float(sin(2 * Double.pi * (cycles - cycles.rounded(.down))))
-            samples[2 * i] = s
-            samples[2 * i + 1] = -s
-        }
-        let data = samples.withUnsafeBytes { Data($0) }
-        try? data.write(to: url, options: .atomic)
+        #expect(counts.allocations == 0, "the device thread allocated \(counts.allocations) times (\(counts.bytes) bytes) in 200 periods")
+        #expect(counts.frees == 0, "the device thread freed \(counts.frees) times")
     }
 }

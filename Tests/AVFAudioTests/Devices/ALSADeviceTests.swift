@@ -4,6 +4,7 @@
 // bit-exactly, at 64-, 128- and 256-frame periods, and with a period above the engine's
 // 4096-frame cycle (served in several engine cycles).
 import Testing
+import AudioAnalysis
 import Foundation
 import AVFoundation
 import AudioDevices

@@ -16,6 +16,7 @@ import Testing
 import Foundation
 import AVFoundation
 import AudioDevices
+import AudioAnalysis
 
 @Suite(.serialized)
 struct ALSADuplexTests {
@@ -174,28 +175,5 @@ struct ALSADuplexTests {
         #expect(phaseStep < 0.01, "\(label): the phase steps by \(phaseStep) rad")
         #expect(longestQuiet <= 1, "\(label): \(longestQuiet) quiet samples in a row")
         #expect(rightMismatch == 0, "\(label): \(rightMismatch) right samples are not the left's negative")
-    }
-}
-
-/// The capture PCMs' input: a 1 kHz sine at amplitude 0.5, left, and its negative, right, as raw
-/// interleaved Float32 at `sampleRate`, 20 s (the `file` plugin's `infile`; at its end the capture
-/// returns no more frames).
-enum ALSATestSine {
-    static let frequency = 1_000.0
-    static let amplitude: Float = 0.5
-    static let seconds = 20.0
-    static func write(to url: URL, sampleRate: Double) {
-        let frames = Int(sampleRate * seconds)
-        if (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) == frames * 8 { return }
-        var samples = [Float](repeating: 0, count: 2 * frames)
-        for i in 0..<frames {
-            // (the phase reduced in Double, so the 20 s stay exact)
-            let cycles = Double(i) * frequency / sampleRate
-            let s = amplitude * Float(sin(2 * Double.pi * (cycles - cycles.rounded(.down))))
-            samples[2 * i] = s
-            samples[2 * i + 1] = -s
-        }
-        let data = samples.withUnsafeBytes { Data($0) }
-        try? data.write(to: url, options: .atomic)
     }
 }
