@@ -70,6 +70,9 @@ public struct AudioDeviceInfo: Sendable, Equatable, CustomStringConvertible {
     /// The device's volume as the sound server reports it (PulseAudio: the average of its channel
     /// volumes, 1 = 100 %); nil when the backend has none.
     public var volume: Double?
+    /// Whether the sound server has the device muted (PulseAudio's sink/source mute switch, which
+    /// belongs to the user); nil when the backend has none.
+    public var isMuted: Bool?
 
     // What the device says it is (nil when the backend does not say). Values are the backend's
     // own words, lowercased, never mapped to another vocabulary here: PulseAudio's (and

@@ -516,7 +516,8 @@ enum SessionDevicePreferences {
 
 /// Watches the session's devices while the session is active, on one thread:
 ///
-/// * PulseAudio (every 250 ms): route changes, and the server going away and coming back.
+/// * PulseAudio (every 250 ms): route changes, the server going away and coming back, and, while
+///   the output is muted, the user's hint to unmute (AVAudioSession+OutputMute.swift).
 /// * ALSA (every 500 ms): sound cards arriving and leaving, read from /proc/asound/cards.
 ///   Polling rather than inotify: procfs files send no inotify events, and an inotify watch on
 ///   /dev/snd would need its own descriptor and wake-up path for what a half-second read of a
@@ -562,9 +563,15 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                     }
                     continue
                 }
+                let resumed = interrupted
                 if interrupted {
                     interrupted = false
                     session.systemInterruptionEnded()
+                }
+                // A server that came back restores its devices' volumes: no gesture of the user.
+                if !resumed, session.isOutputMuted, let before = last.output, let after = now.output,
+                   AVAudioSession.hintsToUnmute(from: before, to: after) {
+                    session.postUserIntentToUnmuteOutput()
                 }
                 let route = session.route(now, selection: selection, category: session.category)
                 let oldIDs = Set(last.devices.map(\.selector)), newIDs = Set(now.devices.map(\.selector))

@@ -17,8 +17,21 @@
 // attempt to make a property change that isn't allowed in the current category"), and "changing
 // the mode to non-default mode with playAndRecord category will cause the session to unmute" —
 // `setCategory`/`setMode` unmute and post the notification.
+//
+// `userIntentToUnmuteOutputNotification`: AVAudioSession.h says that while the output is muted it
+// "may be sent when" the user hints at unmuting; on an iPhone that gesture is the volume buttons,
+// which change the system volume. The Linux counterpart of the volume keys is the output
+// device's volume as the sound server holds it (desktops bind the keys, and their sound
+// settings' slider, to the default sink's volume and mute switch). So while the session's output
+// is muted and the session is active on PulseAudio (or PipeWire's pulse server), the session
+// monitor (AVAudioSession+Devices.swift, every 250 ms) posts the notification, without a
+// user-info dictionary, when the route's output device gets louder or its mute switch is turned
+// off. Turning it down or muting it is not a hint to unmute, and a different output device
+// (a route change) is not a gesture on the same device; neither posts. ALSA without a server and
+// JACK have no such volume in the device layer, so there nothing posts it.
 import Foundation
 import Synchronization
+import AudioDevices
 
 extension AVAudioSession {
     /// Whether the session's output is muted (read on device threads: an atomic).
@@ -53,5 +66,19 @@ extension AVAudioSession {
     /// After a category or mode change: playAndRecord with a mode other than default unmutes.
     func unmuteIfUnsupported(category: Category, mode: Mode) {
         if category == .playAndRecord && mode != .default && isOutputMuted { changeOutputMute(false) }
+    }
+
+    /// Whether going from `before` to `after` (the same output device, read twice by the session
+    /// monitor) is the user's hint to unmute: its volume raised, or its mute switch turned off.
+    static func hintsToUnmute(from before: AudioDeviceInfo, to after: AudioDeviceInfo) -> Bool {
+        guard before.selector == after.selector else { return false }
+        if before.isMuted == true && after.isMuted == false { return true }
+        if let old = before.volume, let new = after.volume, new > old { return true }
+        return false
+    }
+
+    /// `userIntentToUnmuteOutputNotification`, without a user-info dictionary (no lock held).
+    func postUserIntentToUnmuteOutput() {
+        NotificationCenter.default.post(name: AVAudioSession.userIntentToUnmuteOutputNotification, object: self)
     }
 }

@@ -323,10 +323,12 @@ extension AVAudioSession {
     /// (samples zeroed out). Apple's constant `AVAudioSessionMuteStateKey`, imported as
     /// `AVAudioSession.muteStateKey` (iOS 26).
     public static let muteStateKey = "AVAudioSessionMuteStateKey"
-    /// Apple posts this when the app's output is muted and the user hints at unmuting by changing
-    /// the volume ("may be sent", says AVAudioSession.h). Nothing here reads a hardware volume
-    /// button, so it is never posted; the name exists so that observers compile and wait, as on a
-    /// device where the user never makes that gesture.
+    /// Posted, without a user-info dictionary, when the app's output is muted
+    /// (`setOutputMuted(true)`) and the user hints at unmuting ("may be sent", says
+    /// AVAudioSession.h; on an iPhone, the volume buttons). Here: while the session is active on
+    /// PulseAudio/PipeWire, the output device's volume raised or its mute switch turned off (the
+    /// volume keys' and sound settings' counterpart on a Linux desktop;
+    /// AVAudioSession+OutputMute.swift). Not posted on ALSA without a server, JACK or the null device.
     public static let userIntentToUnmuteOutputNotification = NSNotification.Name("AVAudioSessionUserIntentToUnmuteOutputNotification")
     /// Posted when the session becomes active (iOS 27), without a user-info dictionary: by
     /// `setActive(true)` on a session that was inactive (also through `activate(options:completionHandler:)`).

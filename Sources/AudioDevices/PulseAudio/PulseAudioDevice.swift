@@ -248,6 +248,7 @@ final class PulseConnection: @unchecked Sendable {
                     isDefaultOutput: !source && name == collector.connection.defaultSink,
                     isDefaultInput: source && name == collector.connection.defaultSource))
                 collector.devices[collector.devices.count - 1].volume = volume
+                collector.devices[collector.devices.count - 1].isMuted = info.load(fromByteOffset: Pulse.deviceMuteOffset, as: Int32.self) != 0
                 Pulse.readProperties(info, pulse: collector.connection.pulse, into: &collector.devices[collector.devices.count - 1])
             }
             collector.connection.pulse.mainloopSignal(collector.connection.mainloop, 0)

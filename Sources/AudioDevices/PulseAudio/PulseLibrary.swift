@@ -199,6 +199,7 @@ enum Pulse {
     //     n_ports @376; port_info **ports @384; port_info *active_port @392. A pa_sink_port_info /
     //     pa_source_port_info starts with `const char *name; const char *description;`.
     static let deviceProplistOffset = 344
+    static let deviceMuteOffset = 304
     static let deviceActivePortOffset = 392
 
     /// Fills `info`'s device properties from a pa_sink_info / pa_source_info: the proplist's

@@ -7,6 +7,7 @@
 import Testing
 import Foundation
 import AVFoundation
+import AudioDevices
 
 extension AVAudioSessionTests {
     @Test("iOS 26/27 raw values, notification names and user-info keys are Apple's (AVAudioSessionTypes.h)")
@@ -226,6 +227,63 @@ extension AVAudioSessionTests {
         usleep(500_000)
         let unmuted = try recordedPeak("unmuted.wav")
         #expect(unmuted > 0.3, "unmuted output recorded a peak of \(unmuted)")
+    }
+
+    @Test("userIntentToUnmuteOutputNotification on a private PulseAudio server: posted while the output is muted and the user raises the output device's volume or turns its mute switch off; not for turning it down or muting, and not while the output is not muted",
+          .enabled(if: DeviceComponents.pulse && DeviceComponents.executable("pactl") != nil, "pulseaudio or pactl is not installed"))
+    func userIntentToUnmuteFromTheSinkVolume() throws {
+        SharedSessionTestLock.lock.lock()
+        defer { SharedSessionTestLock.lock.unlock() }
+        let server = try PrivatePulseServer()
+        defer { server.stop() }
+        func pactl(_ arguments: [String]) throws {
+            let process = try ChildProcess(DeviceComponents.executable("pactl")!, arguments, environment: server.clientEnvironment)
+            #expect(waitUntil(10) { !process.isRunning }, "pactl \(arguments) did not finish")
+        }
+        // The device layer reads the sink's mute switch (pa_sink_info.mute) and volume.
+        func nullSink() -> AudioDeviceInfo? {
+            AudioDevices.enumerate(pulseServer: server.server).first { $0.backend == "pulse" && $0.id == "nullsink" }
+        }
+        try pactl(["set-sink-volume", "nullsink", "50%"])
+        try pactl(["set-sink-mute", "nullsink", "1"])
+        #expect(nullSink()?.isMuted == true)
+        #expect(abs((nullSink()?.volume ?? 0) - 0.5) < 0.01, "volume \(nullSink()?.volume ?? -1)")
+        try pactl(["set-sink-mute", "nullsink", "0"])
+        #expect(nullSink()?.isMuted == false)
+
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setOutputMuted(false); try? session.setActive(false); try? session._setDeviceSelector(nil); try? session.setCategory(.soloAmbient, mode: .default, options: []) }
+        try session._setDeviceSelector("pulse@\(server.server)")
+        try session.setCategory(.playback)
+        try session.setActive(true)
+        let intents = NotificationLog(AVAudioSession.userIntentToUnmuteOutputNotification)
+        let settle: useconds_t = 800_000   // three of the monitor's 250 ms reads
+
+        // Not muted: the volume keys are only volume.
+        try pactl(["set-sink-volume", "nullsink", "70%"])
+        usleep(settle)
+        #expect(intents.items.isEmpty, "posted while the output was not muted")
+
+        try session.setOutputMuted(true)
+        try pactl(["set-sink-volume", "nullsink", "40%"])   // turned down
+        try pactl(["set-sink-mute", "nullsink", "1"])       // muted
+        usleep(settle)
+        #expect(intents.items.isEmpty, "posted for turning the volume down or muting: \(intents.items.count)")
+
+        try pactl(["set-sink-mute", "nullsink", "0"])       // the mute switch turned off
+        #expect(waitUntil(5) { intents.items.count == 1 }, "not posted when the sink was unmuted")
+        usleep(settle)
+        try pactl(["set-sink-volume", "nullsink", "60%"])   // turned up
+        #expect(waitUntil(5) { intents.items.count == 2 }, "not posted when the volume was raised (\(intents.items.count))")
+        #expect(intents.items.allSatisfy { $0.userInfo == nil && $0.object as? AVAudioSession === session })
+        #expect(session.isOutputMuted, "the hint does not unmute: the app decides")
+
+        // Unmuted by the app: the same gesture posts nothing.
+        try session.setOutputMuted(false)
+        usleep(settle)
+        try pactl(["set-sink-volume", "nullsink", "80%"])
+        usleep(settle)
+        #expect(intents.items.count == 2, "posted after the app unmuted its output")
     }
 
     @Test("AVAudioApplication.requestMicrophoneInjectionPermission(completionHandler:) answers serviceDisabled, as the async form and the property do")
