@@ -115,7 +115,7 @@ private struct SF2Reader: LittleEndianFields {
         font.has24BitSamples = use24
         if use24, let smpl, let sm24 {
             // 24-bit points: converted to Float straight into the pool the instrument plays from.
-            let pool = UnsafeMutableBufferPointer<Float>.allocate(capacity: pointCount + SoundFont.guardFrames)
+            let pool = PoolMemory.allocate(Float.self, count: pointCount + SoundFont.guardFrames)
             (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
             font.pool = .float32(pool)
             let out = pool.baseAddress!
@@ -129,7 +129,7 @@ private struct SF2Reader: LittleEndianFields {
         } else {
             // 16-bit points: the file's bytes are the pool (little-endian Int16), read or copied
             // once into their final place.
-            let pool = UnsafeMutableBufferPointer<Int16>.allocate(capacity: pointCount + SoundFont.guardFrames)
+            let pool = PoolMemory.allocate(Int16.self, count: pointCount + SoundFont.guardFrames)
             (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
             font.pool = .int16(pool)
             let raw = UnsafeMutableRawBufferPointer(start: pool.baseAddress!, count: 2 * pointCount)

@@ -96,7 +96,7 @@ public final class SoundFont: @unchecked Sendable {
     public internal(set) var version = (major: 0, minor: 0)
     /// The sample pool, followed by `SoundFont.guardFrames` zeros: the 16-bit points as the file
     /// stores them (`.int16`, value / 32768), or for a 24-bit bank (`sm24`) Floats in −1 … 1
-    /// (see SamplePool.swift). Owned by this object (freed with it): an instrument built from the
+    /// (see SamplePool.swift). Owned by this object (from `PoolMemory`, freed with it): an instrument built from the
     /// bank keeps the bank alive and plays from this memory without a copy.
     public internal(set) var pool = SamplePool.int16(UnsafeMutableBufferPointer(start: nil, count: 0))
     public internal(set) var sampleHeaders: [SF2Sample] = []
@@ -117,7 +117,7 @@ public final class SoundFont: @unchecked Sendable {
 
     init() {}
 
-    deinit { pool.deallocate() }
+    deinit { PoolMemory.free(pool) }   // allocated by PoolMemory (SoundFont+Parse.swift)
 
     /// The preset for a bank and program (nil: none).
     public func preset(bank: Int, program: Int) -> SF2Preset? {

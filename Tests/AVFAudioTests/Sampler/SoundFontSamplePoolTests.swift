@@ -115,4 +115,61 @@ import CSamplerKernels
         }
         #expect(mismatches == 0)
     }
+
+    /// The kernel's transparent-huge-page policy (`always`, `madvise` or `never`), nil when unknown.
+    static func hugePagePolicy() -> String? {
+        guard let text = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8),
+              let open = text.firstIndex(of: "["), let close = text.firstIndex(of: "]") else { return nil }
+        return String(text[text.index(after: open)..<close])
+    }
+
+    /// Kilobytes of the mapping that contains `address` backed by huge pages (/proc/self/smaps).
+    static func anonHugeKilobytes(at address: UInt) -> Int? {
+        // Read to the end: String(contentsOfFile:) stops after the first read of a /proc file.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/self/smaps") else { return nil }
+        defer { try? handle.close() }
+        let smaps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+                let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                inside = bounds.count == 2 && bounds[0] <= address && address < bounds[1]
+            } else if inside, fields.first == "AnonHugePages:", fields.count >= 2 {
+                return Int(fields[1])
+            }
+        }
+        return nil
+    }
+
+    @Test("A pool of 4 MiB or more is a mapping with huge pages asked for: the points are the file's, read through pread, and where the kernel's policy allows huge pages the pool's memory is backed by them")
+    func largePoolsAreHugePageMappings() throws {
+        let count = 3_000_000   // 6 MB of 16-bit points
+        let pts = Self.points(count)
+        let bytes = SoundFontBuilder(samples: pts).bytes()
+        var reads = 0
+        let font = try bytes.withUnsafeBytes { raw in
+            try SoundFont.parse(raw) { offset, into in
+                reads += 1
+                into.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[offset ..< offset + into.count]))
+                return true
+            }
+        }
+        #expect(reads == 1)
+        guard case .int16(let pool) = font.pool else { Issue.record("a 16-bit bank should get an Int16 pool"); return }
+        #expect(pool.count * 2 >= PoolMemory.mappedThreshold)
+        #expect(pool[0..<count].elementsEqual(pts))
+        #expect(pool[count...].allSatisfy { $0 == 0 })
+        let policy = Self.hugePagePolicy()
+        let huge = Self.anonHugeKilobytes(at: UInt(bitPattern: pool.baseAddress!))
+        if policy == "always" || policy == "madvise" {
+            // Every whole 2 MiB page inside the 6 MB pool is a huge page (at least one: 2048 kB).
+            #expect((huge ?? 0) >= 2_048, "policy \(policy!): \(huge.map { "\($0) kB" } ?? "no smaps entry") of huge pages under the pool")
+        }
+        // Small pools come from the allocator and are freed by it (no crash on free either way).
+        let small = PoolMemory.allocate(Int16.self, count: 1_000)
+        small.initialize(repeating: 7)
+        #expect(small.allSatisfy { $0 == 7 })
+        PoolMemory.free(small)
+    }
 }
