@@ -102,4 +102,36 @@ import AudioAnalysis
         #expect(worst < 0.5, "\(worst) samples")
         #expect(l == r)   // one voice feeds both sides
     }
+
+    @Test("Each chorus tap's delay is the LFO's formula (read through a ramp, whose linear interpolation is exact: out(t) = t − delay(t)), in uneven chunks: the sine, evaluated on a 32-frame grid and interpolated, within A·(ωΔ)²/8 (0.011 frames at 5 Hz, 4e-5 at 0.3 Hz) plus Float resolution; the triangle exact to Float resolution")
+    func chorusDelayFollowsTheFormulaBetweenGridPoints() {
+        let rate = 48_000.0, frames = 8_192
+        for (waveform, lfoRate) in [(ChorusProcessor.Waveform.sine, 5.0), (.sine, 0.3), (.triangle, 5.0)] {
+            let c = ChorusProcessor(sampleRate: rate)
+            c.voices = 1; c.level = 1; c.rate = lfoRate; c.depth = 0.008; c.minimumDelay = 0.0015; c.waveform = waveform
+            let input = (0..<frames).map { Float($0) }
+            var l = [Float](repeating: 0, count: frames), r = [Float](repeating: 0, count: frames)
+            input.withUnsafeBufferPointer { i in
+                var done = 0
+                for n in [5, 31, 64, 1_000, 33, 7_059] where done < frames {
+                    let k = min(n, frames - done)
+                    c.process(input: i.baseAddress! + done, left: &l[done], right: &r[done], frames: k)
+                    done += k
+                }
+            }
+            func lfo(_ p: Double) -> Double {
+                let f = p - p.rounded(.down)
+                return waveform == .sine ? sin(2 * Double.pi * f) : (f < 0.5 ? 4 * f - 1 : 3 - 4 * f)
+            }
+            var worst = 0.0
+            for t in 600..<frames {   // past the longest delay (9.5 ms = 456 frames)
+                let expected = (0.0015 + 0.008 * (1 + lfo(Double(t) * lfoRate / rate)) / 2) * rate
+                worst = max(worst, abs((Double(t) - Double(l[t])) - expected))
+            }
+            // Float resolution at 8192 is 0.001 frames; the grid's bound for the sine, A·(ωΔ)²/8.
+            let omegaDelta = 2 * Double.pi * lfoRate / rate * Double(ChorusProcessor.gridFrames)
+            let gridBound = waveform == .sine ? 0.008 * rate / 2 * omegaDelta * omegaDelta / 8 : 0
+            #expect(worst < gridBound + 0.001, "\(waveform) at \(lfoRate) Hz: worst delay error \(worst) frames (bound \(gridBound + 0.001))")
+        }
+    }
 }
