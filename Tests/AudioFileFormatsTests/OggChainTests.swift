@@ -1,7 +1,7 @@
 // Chained Ogg FLAC at the container layer (OggChain.swift), on links our own writer makes in a
 // temporary directory: matching links join into one index (frames summed, the cookie's
 // STREAMINFO spanning both with MD5 "not computed"), and read back as the samples written in
-// turn; a link at another sample rate or depth ends the file at the link before it with a
+// turn, packets spanning pages in any link included; a link at another sample rate or depth ends the file at the link before it with a
 // warning naming the difference; a chain cut anywhere in its second link reads the first link
 // whole and never throws. The same against ffmpeg-made chains: AVAudioFileOggChainTests.
 import Foundation
@@ -11,7 +11,8 @@ import Testing
 @Suite struct OggChainTests {
     /// Writes `frames` frames of a tone (period `period` frames, differing per channel) as Ogg
     /// FLAC to a temporary file; returns its bytes and the interleaved little-endian samples.
-    static func link(frames: Int, rate: Double = 44_100, channels: Int = 2, bits: Int = 16, period: Int) throws -> (file: [UInt8], raw: [UInt8]) {
+    /// With `noise`, white noise instead: FLAC frames larger than a page, so packets span pages.
+    static func link(frames: Int, rate: Double = 44_100, channels: Int = 2, bits: Int = 16, period: Int, noise: Bool = false) throws -> (file: [UInt8], raw: [UInt8]) {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("ogg-chain-\(UUID().uuidString).oga").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let description = AudioDataDescription(sampleRate: rate, channelCount: channels, encoding: bits == 16 ? .signed16 : .signed24,
@@ -21,7 +22,8 @@ import Testing
         let amplitude = Double(1 << (bits - 2))
         for i in 0..<frames {
             for c in 0..<channels {
-                let v = Int32(amplitude * sin(2 * Double.pi * Double(i) / Double(period + 7 * c)))
+                let v = noise ? Int32.random(in: -(1 << (bits - 1))..<(1 << (bits - 1)))
+                              : Int32(amplitude * sin(2 * Double.pi * Double(i) / Double(period + 7 * c)))
                 for b in 0..<(bits / 8) { raw.append(UInt8(truncatingIfNeeded: v >> (8 * b))) }
             }
         }
@@ -56,6 +58,23 @@ import Testing
         let alone = try OggPacketReader.packetIndex(bytes: a.file)
         #expect(alone.magicCookie[26..<42].contains { $0 != 0 }, "the writer's MD5")
         #expect(try Self.read(a.file + b.file + a.file).raw == a.raw + b.raw + a.raw)
+    }
+
+    @Test func packetsSpanningPagesInLaterLinks() throws {
+        // 8 channels × 24 bits of noise: ~100 KB frames, each on two or more pages.
+        let a = try Self.link(frames: 5_000, channels: 8, bits: 24, period: 100, noise: true)
+        let b = try Self.link(frames: 3_000, channels: 8, bits: 24, period: 60)
+        let c = try Self.link(frames: 9_000, channels: 8, bits: 24, period: 60, noise: true)
+        let chain = a.file + b.file + c.file
+        let index = try OggPacketReader.packetIndex(bytes: chain)
+        #expect(index.validFrameCount == 17_000 && index.warnings.isEmpty, "\(index.warnings)")
+        // Spanning packets in the first and third links, numbered in the joined index.
+        let firstOfC = index.packets.firstIndex { $0.offset > Int64(a.file.count + b.file.count) } ?? Int.max
+        #expect(index.pieces.keys.contains { $0 < firstOfC } && index.pieces.keys.contains { $0 >= firstOfC })
+        for (k, pieces) in index.pieces {
+            #expect(pieces.first?.offset == index.packets[k].offset && pieces.reduce(0) { $0 + $1.byteCount } == index.packets[k].byteCount)
+        }
+        #expect(try Self.read(chain).raw == a.raw + b.raw + c.raw)
     }
 
     @Test func aLinkInAnotherFormatEndsTheFile() throws {
