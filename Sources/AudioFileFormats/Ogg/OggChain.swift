@@ -62,7 +62,7 @@ enum OggChain {
                         quietWarnings += link.warnings.count
                     }
                     if index.codec == OggFLACMapping.codec {
-                        index.magicCookie = OggFLACMapping.joinedCookie(index.magicCookie, link.magicCookie, frames: index.validFrameCount)
+                        index.magicCookie = OggFLACMapping.joinedCookie(index.magicCookie, link.magicCookie)
                     }
                     links = number
                     next = stream.nextLinkOffset
@@ -73,6 +73,11 @@ enum OggChain {
             }
             index.warnings.append("The chained link \(number) at byte \(at) is not read, nor anything after it: \(stop). The file ends with link \(links).")
             break
+        }
+        // The joined total once, at the end (summing the packets per link would be quadratic in
+        // a long chain).
+        if links > 1 && index.codec == OggFLACMapping.codec {
+            index.magicCookie = OggFLACMapping.settingTotal(index.magicCookie, frames: index.validFrameCount)
         }
         if quietWarnings > 0 {
             index.warnings.append("\(quietWarnings) more warning\(quietWarnings == 1 ? "" : "s") from chained links after link \(1 + warnedLinks).")

@@ -24,11 +24,11 @@ enum OggFLACMapping {
     /// The cookie for a chain of FLAC links (OggChain): `file`'s (the links so far) joined with
     /// the next link's, both "fLaC", a STREAMINFO block header and the 34-byte STREAMINFO as
     /// `packetIndex` makes them. The block sizes span both (the decoder sizes its buffer by the
-    /// largest), the frame sizes too (0, "unknown", when either does not know), the total is
-    /// the chain's `frames` (0, "unknown", past STREAMINFO's 36 bits), and the MD5 is zero —
-    /// "not computed" (RFC 9639 §8.2) — since each link's covers only that link. Sample rate,
-    /// channels and depth are the same in both (OggChain joins only matching links).
-    static func joinedCookie(_ file: [UInt8], _ link: [UInt8], frames: Int64) -> [UInt8] {
+    /// largest), the frame sizes too (0, "unknown", when either does not know), and the MD5 is
+    /// zero — "not computed" (RFC 9639 §8.2) — since each link's covers only that link; the
+    /// total is for `settingTotal` once the chain is joined. Sample rate, channels and depth are
+    /// the same in both (OggChain joins only matching links).
+    static func joinedCookie(_ file: [UInt8], _ link: [UInt8]) -> [UInt8] {
         guard file.count == 42, link.count == 42 else { return file }
         func field(_ b: [UInt8], _ at: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 << 8 | Int(b[8 + at + $1]) } }
         var out = file
@@ -40,11 +40,19 @@ enum OggFLACMapping {
         let minimumFrames = (field(file, 4, 3), field(link, 4, 3)), maximumFrames = (field(file, 7, 3), field(link, 7, 3))
         set(4, 3, minimumFrames.0 == 0 || minimumFrames.1 == 0 ? 0 : min(minimumFrames.0, minimumFrames.1))
         set(7, 3, maximumFrames.0 == 0 || maximumFrames.1 == 0 ? 0 : max(maximumFrames.0, maximumFrames.1))
-        // Total samples: the low 4 bits of byte 13 and bytes 14–17 of STREAMINFO.
+        for i in 18..<34 { out[8 + i] = 0 }
+        return out
+    }
+
+    /// `cookie` (as `joinedCookie` takes it) with STREAMINFO's total samples set to `frames`
+    /// (0, "unknown", when it does not fit the field's 36 bits).
+    static func settingTotal(_ cookie: [UInt8], frames: Int64) -> [UInt8] {
+        guard cookie.count == 42 else { return cookie }
+        var out = cookie
+        // Total samples: the low 4 bits of STREAMINFO's byte 13 and its bytes 14–17, big-endian.
         let total = frames > 0 && frames < 1 << 36 ? frames : 0
         out[8 + 13] = out[8 + 13] & 0xF0 | UInt8(truncatingIfNeeded: total >> 32) & 0x0F
-        set(14, 4, Int(total & 0xFFFF_FFFF))
-        for i in 18..<34 { out[8 + i] = 0 }
+        for i in 0..<4 { out[8 + 14 + i] = UInt8(truncatingIfNeeded: total >> (8 * (3 - i))) }
         return out
     }
 
