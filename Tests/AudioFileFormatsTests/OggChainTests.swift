@@ -1,9 +1,10 @@
 // Chained Ogg FLAC at the container layer (OggChain.swift), on links our own writer makes in a
 // temporary directory: matching links join into one index (frames summed, the cookie's
 // STREAMINFO spanning both with MD5 "not computed"), and read back as the samples written in
-// turn, packets spanning pages in any link included; a link at another sample rate or depth ends the file at the link before it with a
-// warning naming the difference; a chain cut anywhere in its second link reads the first link
-// whole and never throws. The same against ffmpeg-made chains: AVAudioFileOggChainTests.
+// turn, packets spanning pages in any link included; a link at another sample rate, depth or
+// channel count ends the file at the link before it with a warning naming the difference; a
+// chain cut anywhere in its second link reads the first link whole and never throws; a chain of
+// 3,000 tiny links joins whole. The same against ffmpeg-made chains: AVAudioFileOggChainTests.
 import Foundation
 import Testing
 @_spi(Testing) @testable import AudioFileFormats
@@ -75,6 +76,19 @@ import Testing
             #expect(pieces.first?.offset == index.packets[k].offset && pieces.reduce(0) { $0 + $1.byteCount } == index.packets[k].byteCount)
         }
         #expect(try Self.read(chain).raw == a.raw + b.raw + c.raw)
+    }
+
+    @Test func aLongChainOfTinyLinks() throws {
+        // 3,000 links of 10 frames each (an id page, a comment page and one audio page apiece):
+        // every link joins, and the open stays linear in the links.
+        let a = try Self.link(frames: 10, period: 13)
+        let chain = Array([[UInt8]](repeating: a.file, count: 3_000).joined())
+        let clock = ContinuousClock(), start = clock.now
+        let index = try OggPacketReader.packetIndex(bytes: chain)
+        let elapsed = clock.now - start
+        print("Ogg chain of 3,000 links (\(chain.count) bytes) indexed in \(elapsed)")
+        #expect(index.validFrameCount == 30_000 && index.packets.count == 3_000 && index.warnings.isEmpty, "\(index.warnings.prefix(3))")
+        #expect(try Self.read(chain).raw == Array([[UInt8]](repeating: a.raw, count: 3_000).joined()))
     }
 
     @Test func aLinkInAnotherFormatEndsTheFile() throws {
