@@ -183,6 +183,12 @@ try:
                     + _args + ['-c:a', 'flac', '-f', 'ogg', _p], check=True, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
             with open(_p, 'rb') as _f:
                 put('ogg', 'ffmpeg-' + _name, _f.read()[:MAX])
+        # A chain (RFC 3533 §4): two links one after the other, as `cat a.oga b.oga` makes.
+        _chain = b''
+        for _name in ['flac-s16.oga', 'flac-small-pages.oga']:
+            with open(os.path.join(_tmp, _name), 'rb') as _f:
+                _chain += _f.read()
+        put('ogg', 'ffmpeg-flac-chain.oga', _chain[:MAX])
 except Exception as e:
     print('no Ogg seeds (%s)' % e)
 # ---- MPEG audio and ADTS: short streams ffmpeg writes (when installed) for the mpeg target ----

@@ -14,9 +14,10 @@
 // Each kind of damage adds one sentence to `warnings`. So a truncated file (a writer killed
 // mid-page) reads up to its last complete page.
 //
-// The stream read is the first one the file begins (the first page with the BOS flag); pages of
-// other serial numbers (multiplexed streams) are ignored, and the scan stops at the stream's
-// end-of-stream page (a chained stream after it is not read; a warning says so).
+// The stream read is the first one that begins at or after the scan's start (the first page with
+// the BOS flag); pages of other serial numbers (multiplexed streams) are ignored, and the scan
+// stops at the first page that begins a stream after this one's end-of-stream page — the next link
+// of a chain (RFC 3533 §4), whose offset it returns; OggChain.swift decides what to do with it.
 
 /// One packet of the logical stream.
 struct OggPacket {
@@ -41,6 +42,9 @@ struct OggStreamPackets {
     var granules: [OggGranule] = []
     var sawEndOfStream = false
     var warnings: [String] = []
+    /// Where the next link of a chain begins (a page beginning a stream after this one's
+    /// end-of-stream page); nil when the file ends without one.
+    var nextLinkOffset: Int64?
 }
 
 /// An error in a file that cannot be read as Ogg at all (no stream found).
@@ -57,15 +61,16 @@ enum OggDemuxer {
     static let prefixLength = 64
 
     /// Scans a file of `size` bytes through `read` (offset, count → the bytes there, fewer at the
-    /// end) and returns the packets of its first logical stream.
-    static func scan(size: Int64, read: (Int64, Int) throws -> [UInt8]) throws -> OggStreamPackets {
+    /// end) from byte `start` and returns the packets of the first logical stream beginning there
+    /// or after, and where the next link of a chain begins.
+    static func scan(size: Int64, from start: Int64 = 0, read: (Int64, Int) throws -> [UInt8]) throws -> OggStreamPackets {
         var stream: OggStreamPackets?
-        var offset: Int64 = 0
+        var offset: Int64 = max(0, start)
         var pending: OggPacket?
         var expectedSequence: UInt32?
         var skippedPages = 0, skippedBytes: Int64 = 0, truncatedAt: Int64?
         var droppedPackets = 0, otherStreamPages = 0
-        var chained = false
+        var chainedAt: Int64?
 
         func dropPending() {
             if pending != nil { droppedPackets += 1; pending = nil }
@@ -97,8 +102,11 @@ enum OggDemuxer {
                 guard h.beginsStream else { continue }   // pages before any stream begins: nothing to attach them to
                 stream = OggStreamPackets(serialNumber: h.serialNumber)
             }
+            // A stream beginning after this one ended: the next link. Its serial number should
+            // differ (RFC 3533 §4) but need not in practice (the same writer run twice and the
+            // results concatenated), so a repeated serial after the end-of-stream page counts too.
+            if h.beginsStream && stream!.sawEndOfStream { chainedAt = page.offset; break scanning }
             guard h.serialNumber == stream!.serialNumber else {
-                if h.beginsStream && stream!.sawEndOfStream { chained = true; break scanning }
                 otherStreamPages += 1
                 continue
             }
@@ -168,9 +176,7 @@ enum OggDemuxer {
         if otherStreamPages > 0 {
             found.warnings.append("\(otherStreamPages) pages of other multiplexed streams ignored; only the first stream is read.")
         }
-        if chained {
-            found.warnings.append("Another stream is chained after this one's end; only the first is read.")
-        }
+        found.nextLinkOffset = chainedAt
         return found
     }
 

@@ -18,6 +18,44 @@
 import AudioCodecs
 
 enum OggFLACMapping {
+    /// kAudioFormatFLAC, 'flac'.
+    static let codec: UInt32 = 0x666C_6163
+
+    /// The cookie for a chain of FLAC links (OggChain): `file`'s (the links so far) joined with
+    /// the next link's, both "fLaC", a STREAMINFO block header and the 34-byte STREAMINFO as
+    /// `packetIndex` makes them. The block sizes span both (the decoder sizes its buffer by the
+    /// largest), the frame sizes too (0, "unknown", when either does not know), and the MD5 is
+    /// zero — "not computed" (RFC 9639 §8.2) — since each link's covers only that link; the
+    /// total is for `settingTotal` once the chain is joined. Sample rate, channels and depth are
+    /// the same in both (OggChain joins only matching links).
+    static func joinedCookie(_ file: [UInt8], _ link: [UInt8]) -> [UInt8] {
+        guard file.count == 42, link.count == 42 else { return file }
+        func field(_ b: [UInt8], _ at: Int, _ n: Int) -> Int { (0..<n).reduce(0) { $0 << 8 | Int(b[8 + at + $1]) } }
+        var out = file
+        func set(_ at: Int, _ n: Int, _ value: Int) {
+            for i in 0..<n { out[8 + at + i] = UInt8(truncatingIfNeeded: value >> (8 * (n - 1 - i))) }
+        }
+        set(0, 2, min(field(file, 0, 2), field(link, 0, 2)))
+        set(2, 2, max(field(file, 2, 2), field(link, 2, 2)))
+        let minimumFrames = (field(file, 4, 3), field(link, 4, 3)), maximumFrames = (field(file, 7, 3), field(link, 7, 3))
+        set(4, 3, minimumFrames.0 == 0 || minimumFrames.1 == 0 ? 0 : min(minimumFrames.0, minimumFrames.1))
+        set(7, 3, maximumFrames.0 == 0 || maximumFrames.1 == 0 ? 0 : max(maximumFrames.0, maximumFrames.1))
+        for i in 18..<34 { out[8 + i] = 0 }
+        return out
+    }
+
+    /// `cookie` (as `joinedCookie` takes it) with STREAMINFO's total samples set to `frames`
+    /// (0, "unknown", when it does not fit the field's 36 bits).
+    static func settingTotal(_ cookie: [UInt8], frames: Int64) -> [UInt8] {
+        guard cookie.count == 42 else { return cookie }
+        var out = cookie
+        // Total samples: the low 4 bits of STREAMINFO's byte 13 and its bytes 14–17, big-endian.
+        let total = frames > 0 && frames < 1 << 36 ? frames : 0
+        out[8 + 13] = out[8 + 13] & 0xF0 | UInt8(truncatingIfNeeded: total >> 32) & 0x0F
+        for i in 0..<4 { out[8 + 14 + i] = UInt8(truncatingIfNeeded: total >> (8 * (3 - i))) }
+        return out
+    }
+
     /// True when `packet` (the stream's first packet's first bytes) is a FLAC mapping header.
     static func identifies(_ packet: [UInt8]) -> Bool {
         packet.count >= 5 && packet[0] == 0x7F && packet[1] == 0x46 && packet[2] == 0x4C && packet[3] == 0x41 && packet[4] == 0x43
@@ -94,7 +132,7 @@ enum OggFLACMapping {
                 warnings.append("The last page's granule position (\(last.position)) disagrees with the \(last.end) samples its frames hold; the frames decide.")
             }
         }
-        var index = PacketIndex(codec: 0x666C_6163, sampleRate: Double(info.sampleRate), channelCount: info.channelCount,
+        var index = PacketIndex(codec: codec, sampleRate: Double(info.sampleRate), channelCount: info.channelCount,
                                 bitsPerSample: info.bitsPerSample, magicCookie: cookie, packets: packets,
                                 primingFrames: 0, remainderFrames: remainder, warnings: warnings)
         index.pieces = pieces

@@ -1,5 +1,6 @@
-// Ogg files (`.ogg`, `.oga`) → PacketIndex for their first logical stream: OggDemuxer finds the
-// packets, the codec's mapping (identified by the first packet) turns them into an index.
+// Ogg files (`.ogg`, `.oga`) → PacketIndex for their first logical stream and the chained links
+// after it that continue it (OggChain.swift): OggDemuxer finds each link's packets, the codec's
+// mapping (identified by the first packet) turns them into an index.
 // Today the mapping is FLAC's (OggFLACMapping); Vorbis, Opus and Speex streams are recognised
 // and refused with kAudioFileUnsupportedDataFormatError naming the codec.
 //
@@ -40,7 +41,12 @@ public enum OggPacketReader {
     }
 
     static func parse(size: Int64, read: (Int64, Int) throws -> [UInt8]) throws -> PacketIndex {
-        let stream = try OggDemuxer.scan(size: size, read: read)
+        try OggChain.packetIndex(size: size, read: read)
+    }
+
+    /// The index of one link's stream, through its codec's mapping; throws StreamProblem when the
+    /// codec is not one this library reads or its headers are damaged.
+    static func linkIndex(_ stream: OggStreamPackets) throws -> PacketIndex {
         guard let first = stream.packets.first else {
             throw StreamProblem("its stream (serial \(stream.serialNumber)) has no complete packet")
         }
