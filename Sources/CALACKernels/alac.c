@@ -72,13 +72,34 @@ void calac_residuals(const int32_t *input, int32_t *res, ptrdiff_t count, int16_
     for (int k = 0; k < order; k++) coefs[k] = (int16_t)c[k];
 }
 
+/// q = n / m and rem = n − q·m when q < 9 (else 0: the code escapes), k ≥ 2. Golomb's m here is
+/// 2^k − 1, so q is n >> k or a few more (n = (n >> k)·m + (n >> k) + (n mod 2^k), and the
+/// last two add up to less than m + 9): a shift and a short correction instead of a division,
+/// at every residual of every count and every write.
+static inline __attribute__((always_inline)) int small_quotient(uint32_t n, int k, uint32_t m, uint32_t *q, uint32_t *rem) {
+    if (m != (1u << k) - 1) {
+        *q = n / m;
+        *rem = n - *q * m;
+        return *q < 9;
+    }
+    uint32_t qq = n >> k;
+    if (qq >= 9) return 0;
+    uint32_t r = n - qq * m;
+    // One correction without a branch (enough whenever m ≥ 9, k ≥ 4), then any others.
+    const uint32_t over = r >= m;
+    qq += over;
+    r -= over * m;
+    while (r >= m) { qq++; r -= m; }
+    *q = qq; *rem = r;
+    return qq < 9;
+}
+
 /// One code's length: q ones, a zero, then k bits (k − 1 when the remainder is 0); nine ones and
 /// `escapeBits` plain bits when q would reach 9 (ALACEncoder.code).
-static inline int64_t code_bits(uint32_t n, int k, uint32_t m, int escapeBits) {
+static inline __attribute__((always_inline)) int64_t code_bits(uint32_t n, int k, uint32_t m, int escapeBits) {
     if (k <= 1 || m == 0) return n < 9 ? (int64_t)n + 1 : 9 + escapeBits;
-    const uint32_t q = n / m;
-    if (q >= 9) return 9 + escapeBits;
-    const uint32_t rem = n - q * m;
+    uint32_t q, rem;
+    if (!small_quotient(n, k, m, &q, &rem)) return 9 + escapeBits;
     return (int64_t)q + 1 + (rem == 0 ? k - 1 : k);
 }
 
@@ -144,12 +165,40 @@ void calac_autocorrelation(const int32_t *x, ptrdiff_t count, int maxLag, double
     }
 }
 
-/// Appends the low `n` bits (0…32) of `value` (ALACBitWriter.write).
-static inline int put(CALACBitWriter *w, uint32_t value, int n) {
-    if (n == 0) return 0;
-    const uint64_t masked = n == 32 ? (uint64_t)value : (uint64_t)value & ((1ull << n) - 1);
-    w->cache = w->cache << n | masked;
+// The writers below keep up to 63 bits in `cache` while they run and store them 32 at a time
+// (one big-endian word, not one byte per loop turn with its own capacity check); `settle`
+// stores the whole bytes left at the end, so between kernels `cacheBits` is 0…7 as
+// ALACBitWriter keeps it. A word that would pass `capacity` is stored byte by byte, checked,
+// so a kernel fails exactly when a byte would land at or past `capacity`, as byte-wise did.
+#define CALAC_INLINE static inline __attribute__((always_inline))
+
+/// Stores the oldest 32 of the pending bits (there are 32…63).
+CALAC_INLINE int store_word(CALACBitWriter *w) {
+    w->cacheBits -= 32;
+    const uint32_t v = (uint32_t)(w->cache >> w->cacheBits);
+    if (w->byteCount + 4 <= w->capacity) {
+        uint8_t *p = w->base + w->byteCount;
+        p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16); p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+        w->byteCount += 4;
+        return 0;
+    }
+    for (int b = 3; b >= 0; b--) {
+        if (w->byteCount >= w->capacity) return -1;
+        w->base[w->byteCount++] = (uint8_t)(v >> (8 * b));
+    }
+    return 0;
+}
+
+/// Appends the low `n` bits (0…32) of `value` (ALACBitWriter.write); fewer than 32 bits are
+/// pending before and after.
+CALAC_INLINE int put(CALACBitWriter *w, uint32_t value, int n) {
+    w->cache = w->cache << n | ((uint64_t)value & ((1ull << n) - 1));
     w->cacheBits += n;
+    return w->cacheBits >= 32 ? store_word(w) : 0;
+}
+
+/// Stores the pending whole bytes, leaving 0…7 bits.
+CALAC_INLINE int settle(CALACBitWriter *w) {
     while (w->cacheBits >= 8) {
         if (w->byteCount >= w->capacity) return -1;
         w->cacheBits -= 8;
@@ -159,16 +208,14 @@ static inline int put(CALACBitWriter *w, uint32_t value, int n) {
 }
 
 /// One code (ALACEncoder.code with the writer's unary and escape).
-static inline int put_code(CALACBitWriter *w, uint32_t n, int k, uint32_t m, int escapeBits) {
+CALAC_INLINE int put_code(CALACBitWriter *w, uint32_t n, int k, uint32_t m, int escapeBits) {
     uint32_t q, rem;
     int bits;
     if (k <= 1 || m == 0) {
         if (n >= 9) goto escape;
         q = n; rem = 0; bits = 0;
     } else {
-        q = n / m;
-        if (q >= 9) goto escape;
-        rem = n - q * m;
+        if (!small_quotient(n, k, m, &q, &rem)) goto escape;
         if (rem == 0) { bits = k - 1; } else { rem += 1; bits = k; }
     }
     {
@@ -182,7 +229,9 @@ escape:
     return put(w, n, escapeBits);
 }
 
-int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits) {
+/// calac_write_residuals and calac_write_residuals_checked: one loop, `checked` a constant in each.
+CALAC_INLINE int write_residuals(CALACBitWriter *out, const int32_t *res, ptrdiff_t count, int escapeBits, int checked) {
+    CALACBitWriter state = *out, *w = &state;   // a local copy: its fields stay in registers
     const uint32_t pb = 40, historyShift = 9, meanClamp = 0xFFFF;
     const int kb = 14;
     const uint32_t wb = (1u << kb) - 1;
@@ -192,6 +241,7 @@ int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count
         const int32_t r = res[c];
         const uint32_t folded = r >= 0 ? (uint32_t)r * 2u : (0u - (uint32_t)r) * 2u - 1u;
         const uint32_t n = folded - zeroMode;
+        if (checked && zeroMode == 1 && n == meanClamp) return -2;
         const uint32_t mk = (mean >> historyShift) + 3;
         int k = 31 - __builtin_clz(mk);
         if (k > kb) k = kb;
@@ -210,13 +260,26 @@ int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count
             mean = 0;
         }
     }
+    if (settle(w)) return -1;
+    *out = state;
     return 0;
 }
 
-int calac_write_fixed(CALACBitWriter *w, const uint16_t *values, ptrdiff_t count, int bits) {
+int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits) {
+    return write_residuals(w, res, count, escapeBits, 0);
+}
+
+int calac_write_residuals_checked(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits) {
+    return write_residuals(w, res, count, escapeBits, 1);
+}
+
+int calac_write_fixed(CALACBitWriter *out, const uint16_t *values, ptrdiff_t count, int bits) {
+    CALACBitWriter state = *out, *w = &state;
     for (ptrdiff_t i = 0; i < count; i++) {
         if (put(w, values[i], bits)) return -1;
     }
+    if (settle(w)) return -1;
+    *out = state;
     return 0;
 }
 

@@ -52,7 +52,7 @@ import CALACKernels
                 #expect(Int(calac_cost(swiftRes, swiftRes.count, Int32(bits))) == counter.bits, "\(bits)-bit, noise \(noise), order \(order): bit counts differ")
                 // The C writer writes the Swift writer's bytes (after 5 odd bits already pending).
                 var swiftBytes = [UInt8](repeating: 0, count: 8 * swiftRes.count + 64), cBytes = swiftBytes
-                var swiftEnd = 0, cEnd = 0
+                var swiftEnd = 0, cEnd = 0, cWhole = 0
                 swiftBytes.withUnsafeMutableBytes { raw in
                     var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
                     try? w.write(0b10110, 5)
@@ -64,10 +64,32 @@ import CALACKernels
                     var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
                     try? w.write(0b10110, 5)
                     try? w.writeResiduals(swiftRes, count: swiftRes.count, escapeBits: bits)
+                    cWhole = w.byteCount   // the whole bytes, before the last one's padding
                     try? w.flush()
                     cEnd = w.byteCount
                 }
                 #expect(swiftEnd == cEnd && swiftBytes == cBytes, "\(bits)-bit, noise \(noise), order \(order): written bytes differ")
+                // The checked writer (the encoder's): the same bytes when nothing stops it; with
+                // a limit of exactly the whole bytes the residuals fill it still writes them (a
+                // partial last byte stays pending), one byte less stops it; it stops at an ambiguous coding exactly when the count
+                // prices one.
+                let ambiguous = counter.bits >= ALACCostCounter.ambiguousPrice
+                for (limit, expected) in [(Int.max, ambiguous ? ALACBitWriter.CheckedWrite.ambiguous : .written),
+                                          (cWhole, ambiguous ? .ambiguous : .written), (cWhole - 1, .tooLarge)] {
+                    var checkedBytes = [UInt8](repeating: 0, count: swiftBytes.count)
+                    var result = ALACBitWriter.CheckedWrite.written
+                    var end = 0
+                    checkedBytes.withUnsafeMutableBytes { raw in
+                        var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+                        try? w.write(0b10110, 5)
+                        result = w.writeResidualsChecked(swiftRes, count: swiftRes.count, escapeBits: bits, limit: limit)
+                        try? w.flush()
+                        end = w.byteCount
+                    }
+                    if ambiguous && limit == cWhole - 1 { continue }   // either stop may come first
+                    #expect(result == expected, "\(bits)-bit, noise \(noise), order \(order), limit \(limit)")
+                    if expected == .written { #expect(end == cEnd && checkedBytes == cBytes) }
+                }
             }
         }
     }
@@ -84,6 +106,37 @@ import CALACKernels
         try? ALACEncoder.codeResiduals(res, count: res.count, escapeBits: 17, into: &counter)
         #expect(counter.bits >= ALACCostCounter.ambiguousPrice)
         #expect(Int(calac_cost(res, res.count, 17)) == counter.bits)
+        var bytes = [UInt8](repeating: 0, count: 1024)
+        bytes.withUnsafeMutableBytes { raw in
+            var w = ALACBitWriter(raw.baseAddress!, capacity: raw.count)
+            #expect(w.writeResidualsChecked(res, count: res.count, escapeBits: 17, limit: .max) == .ambiguous)
+        }
+    }
+
+    /// The encoder writes its first plan without counting it and meets the ambiguous coding only
+    /// as it writes: it then prices the element exactly, and here every start needs that coding
+    /// (zeros, then 32,768: a residual of 32,768 whatever the coefficients), so the element goes
+    /// out escaped — and decodes to the input.
+    @Test func encoderEscapesAnElementOnlyAnAmbiguousCodingWouldCode() throws {
+        let setup = AudioStreamSetup(codec: 0x616C_6163, sampleRate: 44_100, channelCount: 1, bitsPerSample: 20)
+        let encoder = try AudioCodecRegistry.encoder(for: setup)
+        let decoder = try AudioCodecRegistry.decoder(for: AudioStreamSetup(codec: 0x616C_6163, sampleRate: 44_100, channelCount: 1,
+                                                                          magicCookie: encoder.magicCookie))
+        var input = [Int32](repeating: 0, count: 4096)
+        input[100] = 32768
+        for i in 101..<4096 { input[i] = Int32((sin(Double(i) * 0.01) * 1000).rounded()) }
+        var packet = [UInt8](repeating: 0, count: encoder.maximumPacketSize)
+        let size = try input.withUnsafeBufferPointer { i in
+            try packet.withUnsafeMutableBytes { try encoder.encode(i.baseAddress!, frameCount: 4096, into: $0.baseAddress!) }
+        }
+        // Type, tag, 12 unused bits, partial, shift, escape (bit 22), 4096 × 20 bits, END.
+        #expect(size == (23 + 4096 * 20 + 3 + 7) / 8)
+        #expect(packet[2] & 0x02 != 0, "the escape flag")
+        var output = [Int32](repeating: 0, count: 4096)
+        let got = try packet.withUnsafeBytes { p in
+            try output.withUnsafeMutableBufferPointer { try decoder.decode(UnsafeRawBufferPointer(rebasing: p[0..<size]), into: $0.baseAddress!, frameCapacity: 4096) }
+        }
+        #expect(got == 4096 && output == input)
     }
 
     @Test(arguments: [0, 8, 16])

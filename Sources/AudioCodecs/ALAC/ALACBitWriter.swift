@@ -29,6 +29,9 @@ struct ALACBitWriter {
         }
     }
 
+    /// Bits written so far (whole bytes and the pending ones).
+    var bitCount: Int { byteCount * 8 + cacheBits }
+
     /// `n` one bits (a unary prefix).
     @inline(__always)
     mutating func ones(_ n: Int) throws {
@@ -44,6 +47,26 @@ struct ALACBitWriter {
     /// the same bits as ALACEncoder.codeResiduals into this writer, which ALACKernelTests checks).
     mutating func writeResiduals(_ res: UnsafePointer<Int32>, count: Int, escapeBits: Int) throws {
         try withKernelState { calac_write_residuals(&$0, res, count, Int32(escapeBits)) }
+    }
+
+    /// How `writeResidualsChecked` ended.
+    enum CheckedWrite { case written, tooLarge, ambiguous }
+
+    /// Residuals as `writeResiduals` writes them, but stopping (`.tooLarge`) rather than pass
+    /// byte `limit` (at most `capacity`), and (`.ambiguous`) at a coding decoders disagree on
+    /// (see ALACEncoder.codeResiduals): calac_write_residuals_checked. After either stop this
+    /// writer's state is meaningless, and the caller goes back to a copy it kept.
+    mutating func writeResidualsChecked(_ res: UnsafePointer<Int32>, count: Int, escapeBits: Int, limit: Int) -> CheckedWrite {
+        var state = CALACBitWriter(base: base, capacity: min(limit, capacity), byteCount: byteCount, cache: cache, cacheBits: Int32(cacheBits))
+        switch calac_write_residuals_checked(&state, res, count, Int32(escapeBits)) {
+        case 0:
+            byteCount = state.byteCount
+            cache = state.cache
+            cacheBits = Int(state.cacheBits)
+            return .written
+        case -2: return .ambiguous
+        default: return .tooLarge
+        }
     }
 
     /// `count` values of `bits` (8 or 16) bits each: the low bytes a shift kept back, written by

@@ -15,6 +15,12 @@
 //   (one Levinson-Durbin recursion gives both; quantised with a denominator shift of 9). Each
 //   runs over the packet's first `probeFrames` frames and is priced exactly there (the
 //   adaptive-Golomb cost of every residual); only the cheapest runs over the whole packet;
+// - writes that plan straight away, without counting its bits first: the writing measures them
+//   (count and writing follow one code path), and stops as soon as the element outgrows the
+//   escape or meets the one coding decoders disagree on (see `codeResiduals`). Only then, or
+//   when a 24/32-bit plan's residuals are small enough for the smaller shift to be worth a try,
+//   is an element priced exactly (every start in full where the probe's choice needs that
+//   coding) and written again from a copy of the writer kept at the element's start;
 // - stores the element uncompressed (the escape) when that is smaller.
 //
 // The predictor, the bit count and the residuals' writing run in C (CALACKernels: the same
@@ -26,7 +32,10 @@
 //
 // Speed (Benchmarks/results/alac-2026-11-28.md): before this design the encoder priced three
 // starts over whole packets and, at 24 bits, both shifts (six full predictor runs per channel)
-// in Swift: 51× real time at 16 bits and 24× at 24, against ffmpeg's 97× and 108×.
+// in Swift: 51× real time at 16 bits and 24× at 24, against ffmpeg's 97× and 108×. Writing the
+// plan instead of counting it and then writing it (alac-2026-11-28c.md) (with a word-wise C
+// writer) cut the encode's CPU time by 15–24 % at 24 bits and 10–12 % at 16, the bytes
+// unchanged; the 256-frame probe about 10 % more, with smaller files.
 
 import CALACKernels
 
@@ -59,6 +68,8 @@ public final class ALACEncoder: AudioPacketEncoder {
     }
 
     private let capacity: Int
+    /// `elements(channelCount)`, made once (not an array per packet).
+    private let elementList: [(pair: Bool, lfe: Bool)]
     private let u: UnsafeMutablePointer<Int32>
     private let v: UnsafeMutablePointer<Int32>
     /// Two candidate codings' residuals (U and V each) and shifted-off low bits.
@@ -80,7 +91,11 @@ public final class ALACEncoder: AudioPacketEncoder {
     /// best runs to the end. The start matters most early on (the predictor adapts from it), so
     /// the probe mostly agrees with a full comparison; what it costs in size on the benchmark's
     /// material is in Benchmarks/results/alac-2026-11-28.md (files stay smaller than ffmpeg's).
-    static let probeFrames = 512
+    /// 256 rather than 512 (alac-2026-11-28c.md): a tenth less encode time, and on that
+    /// material files 0.6 % (16-bit) and 0.4 % (24-bit) smaller, not larger — the first frames,
+    /// where the start matters before the predictor has adapted, decide better alone. An
+    /// empirical choice on one program's material, not a rule.
+    static let probeFrames = 256
     /// Residual bits per sample (with the larger shift) below which the smaller shift is tried too;
     /// see `encodeElement`.
     static let tryLessShiftBelow = 6
@@ -106,6 +121,7 @@ public final class ALACEncoder: AudioPacketEncoder {
         bitsPerSample = bits
         sampleRate = setup.sampleRate
         capacity = 4096
+        elementList = ALACEncoder.elements(channelCount)
         // The escape: every sample verbatim, plus element headers, END and padding.
         maximumPacketSize = (capacity * channelCount * bits + 64 * (channelCount + 1)) / 8 + 16
         config = ALACSpecificConfig(frameLength: UInt32(capacity), bitDepth: UInt8(bits), channelCount: UInt8(channelCount),
@@ -137,7 +153,7 @@ public final class ALACEncoder: AudioPacketEncoder {
         var w = ALACBitWriter(output, capacity: maximumPacketSize)
         var channel = 0
         var tags = (0, 0, 0)
-        for element in ALACEncoder.elements(channelCount) {
+        for element in elementList {
             let type: UInt32 = element.pair ? 1 : (element.lfe ? 3 : 0)
             try w.write(type, 3)
             let tag: Int
@@ -167,7 +183,6 @@ public final class ALACEncoder: AudioPacketEncoder {
 
     private func encodeElement(_ samples: UnsafePointer<Int32>, frames n: Int, channel: Int, pair: Bool, into w: inout ALACBitWriter) throws {
         let depth = bitsPerSample
-        let stride = channelCount
         let channels = pair ? 2 : 1
         // Shifting off low bytes stores them at 8 bits a sample whatever they hold: worth it for
         // loud or noisy high-depth audio, not for quiet audio. 24-bit tries 1 byte and 32-bit 2
@@ -176,49 +191,115 @@ public final class ALACEncoder: AudioPacketEncoder {
         // (under `tryLessShiftBelow` bits a sample): when they are larger, the bytes kept back
         // are below the prediction error and code as about 8 bits a sample either way, so the
         // second search would cost as much time as the first for next to nothing.
-        let options = depth == 32 ? [2, 1] : (depth == 24 ? [1, 0] : [0])
-        var best = try plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options[0], set: 0)
+        // (A pair of Ints, not an array literal: no allocation per element.)
+        let options = depth == 32 ? (2, 1) : (depth == 24 ? (1, 0) : (0, -1))
+        let escapeBits = channels * n * depth
+        // The first plan is written as soon as it is chosen, not counted first: the writing
+        // measures its size (the bit count and the writing follow one code path), and a
+        // residual count would cost a third of a predictor run per channel. The writer is
+        // kept here so another coding (the smaller shift, the escape) can replace it.
+        let mark = w
+        var best = plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options.0, set: 0, priced: false)
         var set = 0
-        if options.count > 1 && best.residualBits < ALACEncoder.tryLessShiftBelow * channels * n {
-            let other = try plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options[1], set: 1)
-            if other.bits < best.bits { best = other; set = 1 }
+        switch try writeCoded(best, set: 0, frames: n, pair: pair, limitBits: escapeBits, into: &w) {
+        case .written(let bits, let residualBits):
+            best.bits = bits
+            best.residualBits = residualBits
+        case .tooLarge:
+            // Larger than the escape: nothing else is tried (the smaller shift leaves larger
+            // residuals still).
+            best.bits = Int.max
+            best.residualBits = Int.max
+        case .ambiguous:
+            // A coding decoders disagree on (see `codeResiduals`): the exact search prices it
+            // out and compares the other starts in full.
+            w = mark
+            best = plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options.0, set: 0, priced: true)
+            if best.bits < escapeBits {
+                _ = try writeCoded(best, set: 0, frames: n, pair: pair, limitBits: nil, into: &w)
+            }
+        }
+        if options.1 >= 0 && best.residualBits < ALACEncoder.tryLessShiftBelow * channels * n {
+            let other = plan(samples, frames: n, channel: channel, pair: pair, bytesShifted: options.1, set: 1, priced: true)
+            if other.bits < best.bits {
+                best = other; set = 1
+                w = mark
+                if best.bits < escapeBits { _ = try writeCoded(best, set: 1, frames: n, pair: pair, limitBits: nil, into: &w) }
+            }
         }
         for c in 0..<channels {
             let order = c == 0 ? best.orders.0 : best.orders.1
             (carried + (channel + c) * ALACEncoder.maxOrder).update(from: coefSlot(set: set, channel: c, adapted: true), count: order)
             carriedOrder[channel + c] = order
         }
-        let partial = n != capacity
-        let escape = channels * n * depth <= best.bits
-        try w.write(0, 12)
-        try w.write(partial ? 1 : 0, 1)
-        try w.write(escape ? 0 : UInt32(best.bytesShifted), 2)
-        try w.write(escape ? 1 : 0, 1)
-        if partial { try w.write(UInt32(n), 32) }
-        if escape {
+        if escapeBits <= best.bits {
+            w = mark
+            try writeHeader(frames: n, bytesShifted: 0, escape: true, into: &w)
+            let stride = channelCount
             for i in 0..<n {
                 for c in 0..<channels { try w.write(UInt32(bitPattern: samples[i * stride + channel + c]), depth) }
             }
-            return
         }
+    }
+
+    /// An element's header after its type and tag: 12 unused bits, the partial-packet flag,
+    /// the bytes shifted, the escape flag, and a partial packet's frame count.
+    private func writeHeader(frames n: Int, bytesShifted: Int, escape: Bool, into w: inout ALACBitWriter) throws {
+        let partial = n != capacity
+        try w.write(0, 12)
+        try w.write(partial ? 1 : 0, 1)
+        try w.write(UInt32(bytesShifted), 2)
+        try w.write(escape ? 1 : 0, 1)
+        if partial { try w.write(UInt32(n), 32) }
+    }
+
+    /// What `writeCoded` did: wrote the element (`bits` after the header: what `Plan.bits`
+    /// counts), or stopped, the writer's state then meaningless.
+    private enum CodedWrite { case written(bits: Int, residualBits: Int), tooLarge, ambiguous }
+
+    /// Writes an element as planned (not the escape): the header, the mix, each channel's
+    /// predictor, the low bytes, the residuals. With `limitBits`, the residuals are written
+    /// checked, stopping once the element passes that many bits after its header (`.tooLarge`)
+    /// or at a coding decoders disagree on (`.ambiguous`); without, the plan was priced.
+    private func writeCoded(_ plan: Plan, set: Int, frames n: Int, pair: Bool, limitBits: Int?,
+                            into w: inout ALACBitWriter) throws -> CodedWrite {
+        let channels = pair ? 2 : 1
+        try writeHeader(frames: n, bytesShifted: plan.bytesShifted, escape: false, into: &w)
+        let start = w.bitCount
         try w.write(pair ? UInt32(ALACEncoder.mixBits) : 0, 8)
-        try w.write(UInt32(bitPattern: best.mixRes) & 0xFF, 8)
+        try w.write(UInt32(bitPattern: plan.mixRes) & 0xFF, 8)
         for c in 0..<channels {
-            let order = c == 0 ? best.orders.0 : best.orders.1
+            let order = c == 0 ? plan.orders.0 : plan.orders.1
             try w.write(UInt32(ALACEncoder.denShift), 8)            // mode 0, denominator shift
             try w.write(UInt32(ALACEncoder.pbFactor << 5 | order), 8)
-            let start = coefSlot(set: set, channel: c, adapted: false)
-            for k in 0..<order { try w.write(UInt32(UInt16(bitPattern: start[k])), 16) }
+            let coefs = coefSlot(set: set, channel: c, adapted: false)
+            for k in 0..<order { try w.write(UInt32(UInt16(bitPattern: coefs[k])), 16) }
         }
-        if best.bytesShifted > 0 { try w.writeFixed(lows[set], count: n * channels, bits: best.bytesShifted * 8) }
-        let chanBits = depth - best.bytesShifted * 8 + (pair ? 1 : 0)
-        for c in 0..<channels { try w.writeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits) }
+        if plan.bytesShifted > 0 { try w.writeFixed(lows[set], count: n * channels, bits: plan.bytesShifted * 8) }
+        let residualStart = w.bitCount
+        let chanBits = bitsPerSample - plan.bytesShifted * 8 + (pair ? 1 : 0)
+        // Stopping at byte `limit` means more than `limitBits` bits were needed.
+        let limit = limitBits.map { (start + $0) / 8 + 1 } ?? Int.max
+        for c in 0..<channels {
+            if limitBits == nil {
+                try w.writeResiduals(residuals[2 * set + c], count: n, escapeBits: chanBits)
+                continue
+            }
+            switch w.writeResidualsChecked(residuals[2 * set + c], count: n, escapeBits: chanBits, limit: limit) {
+            case .written: break
+            case .tooLarge: return .tooLarge
+            case .ambiguous: return .ambiguous
+            }
+        }
+        return .written(bits: w.bitCount - start, residualBits: w.bitCount - residualStart)
     }
 
     /// Splits off `bytesShifted` low bytes (into `lows[set]`), mixes a pair, picks each
     /// channel's predictor (residuals into `residuals[2·set + c]`, coefficients into
-    /// `coefSlot(set:…)`) and counts the bits.
-    private func plan(_ samples: UnsafePointer<Int32>, frames n: Int, channel: Int, pair: Bool, bytesShifted: Int, set: Int) throws -> Plan {
+    /// `coefSlot(set:…)`) and, when `priced`, counts the bits (else `bits` and `residualBits`
+    /// are left for the writing to measure).
+    private func plan(_ samples: UnsafePointer<Int32>, frames n: Int, channel: Int, pair: Bool, bytesShifted: Int, set: Int,
+                      priced: Bool) -> Plan {
         let stride = channelCount
         let shift = Int32(bytesShifted * 8)
         let chanBits = bitsPerSample - Int(shift) + (pair ? 1 : 0)
@@ -241,7 +322,7 @@ public final class ALACEncoder: AudioPacketEncoder {
             let (order, bits) = choosePredictor(c == 0 ? u : v, frames: n, channel: channel + c, chanBits: chanBits,
                                                 start: coefSlot(set: set, channel: c, adapted: false),
                                                 adapted: coefSlot(set: set, channel: c, adapted: true),
-                                                residuals: residuals[2 * set + c])
+                                                residuals: residuals[2 * set + c], priced: priced)
             if c == 0 { result.orders.0 = order } else { result.orders.1 = order }
             result.bits += order * 16 + bits
             result.residualBits += bits
@@ -252,10 +333,11 @@ public final class ALACEncoder: AudioPacketEncoder {
     /// Picks one channel's predictor start among the carried coefficients and fresh order-8 and
     /// order-4 linear predictors: each runs over the first `probeFrames` frames and the one
     /// whose residuals code shortest there runs over the packet. Writes the start, the adapted
-    /// end and the residuals; returns the order and the residuals' exact bit count.
+    /// end and the residuals; returns the order and the residuals' exact bit count (0 unless
+    /// `priced`: the caller then measures it as it writes them).
     private func choosePredictor(_ x: UnsafeMutablePointer<Int32>, frames n: Int, channel: Int, chanBits: Int,
                                  start: UnsafeMutablePointer<Int16>, adapted: UnsafeMutablePointer<Int16>,
-                                 residuals target: UnsafeMutablePointer<Int32>) -> (order: Int, bits: Int) {
+                                 residuals target: UnsafeMutablePointer<Int32>, priced: Bool) -> (order: Int, bits: Int) {
         let slots = candidateSlots, trial = trialSlot, stride = ALACEncoder.maxOrder
         var orders = (0, 0, 0)
         var count = 0
@@ -269,10 +351,10 @@ public final class ALACEncoder: AudioPacketEncoder {
         count += 2
         func order(_ i: Int) -> Int { i == 0 ? orders.0 : (i == 1 ? orders.1 : orders.2) }
         /// Runs candidate `i` over `m` frames into `out`, adapting a copy in `trial`.
-        func run(_ i: Int, _ m: Int, into out: UnsafeMutablePointer<Int32>) -> Int {
+        func run(_ i: Int, _ m: Int, into out: UnsafeMutablePointer<Int32>, count: Bool = true) -> Int {
             trial.update(from: slots + i * stride, count: order(i))
             calac_residuals(x, out, m, trial, Int32(order(i)), Int32(chanBits), Int32(ALACEncoder.denShift))
-            return Int(calac_cost(out, m, Int32(chanBits)))
+            return count ? Int(calac_cost(out, m, Int32(chanBits))) : 0
         }
         func keep(_ i: Int, bits: Int) -> (order: Int, bits: Int) {
             start.update(from: slots + i * stride, count: order(i))
@@ -288,8 +370,9 @@ public final class ALACEncoder: AudioPacketEncoder {
                 if probe == n { target.update(from: scratch, count: n); _ = keep(i, bits: bits) }
             }
         }
-        if probe == n { return (order(bestIndex), bestBits) }
-        let bits = run(bestIndex, n, into: target)
+        if probe == n { return (order(bestIndex), priced ? bestBits : 0) }
+        let bits = run(bestIndex, n, into: target, count: priced)
+        if !priced { return keep(bestIndex, bits: 0) }
         if bits < ALACCostCounter.ambiguousPrice { return keep(bestIndex, bits: bits) }
         // The probe's choice needs the coding decoders disagree on: compare the others in full.
         var chosen = keep(bestIndex, bits: bits)

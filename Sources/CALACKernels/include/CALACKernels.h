@@ -51,6 +51,13 @@ typedef struct CALACBitWriter {
 /// (the bytes written up to it are then meaningless).
 int calac_write_residuals(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits);
 
+/// calac_write_residuals, stopping instead at a coding decoders disagree on (the one calac_cost
+/// prices at 2^40): returns 0, −1 when the output would pass `capacity`, −2 at such a coding. On
+/// −1 or −2 the writer's state is meaningless; the caller restores its own copy. The encoder
+/// writes its chosen coding with this and no longer counts it first: a capacity set to the
+/// escape's size stops a coding that turns out larger than the escape.
+int calac_write_residuals_checked(CALACBitWriter *w, const int32_t *res, ptrdiff_t count, int escapeBits);
+
 /// Writes `count` values of `bits` bits each (8 or 16: the low bytes a shift kept back, which
 /// ALAC stores verbatim, in the order given). Returns 0, or −1 when the output would pass
 /// `capacity`.
