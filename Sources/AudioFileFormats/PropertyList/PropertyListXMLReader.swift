@@ -7,18 +7,21 @@
 // - before and after the value: the XML declaration and other `<?…?>` instructions, `<!DOCTYPE …>`,
 //   comments and whitespace; a bare value without the `<plist>` element around it is read too;
 // - text: the five predefined entities (&amp; &lt; &gt; &quot; &apos;), numeric references
-//   (`&#65;`, `&#x41;`; a surrogate or a value beyond U+10FFFF is an error, as in Foundation) and
+//   (`&#65;`, `&#x41;` — a lowercase x only; a surrogate or a value beyond U+10FFFF is an error,
+//   as in Foundation) and
 //   CDATA sections; a comment inside text is an error (Foundation refuses it too); the text must
 //   be UTF-8 (a UTF-8 byte-order mark is skipped; other encodings named in the declaration are not
 //   read — no audio unit preset uses them);
-// - `<integer>`: optional whitespace around an optional sign and decimal digits or "0x" hex
-//   digits, from −2⁶³ to 2⁶⁴ − 1 (beyond is an overflow error, as in Foundation);
+// - `<integer>`: optional leading whitespace (trailing whitespace is refused, as by Foundation),
+//   an optional sign and decimal digits or "0x"/"0X" hex digits, from −2⁶³ to 2⁶⁴ − 1 (beyond is an overflow error, as in Foundation);
 // - `<real>`: a decimal number or nan / inf / infinity with an optional sign, no surrounding
 //   whitespace and no hex form (both refused by Foundation); a decimal beyond Double's range
 //   reads as ±infinity (as Foundation's strtod);
-// - `<data>`: base64 whose characters outside the alphabet (whitespace, line breaks) are skipped
-//   and whose unfinished last group without "=" padding is dropped — Foundation's decoder does
-//   both;
+// - `<data>`: base64 as Foundation's decoder reads it (each rule measured on it): characters
+//   outside the alphabet are skipped, "=" counts as a zero digit and does not end the data, each
+//   group of four digits gives three bytes less the "=" signs just before its end (a run broken by
+//   any character but whitespace restarts), and an unfinished last group is dropped; `<data/>` is
+//   an error (Foundation: "empty <data>") while `<data></data>` is no bytes;
 // - `<date>`: "YYYY-MM-DDTHH:MM:SSZ" only (`PropertyListDate`).
 // Nesting deeper than `PropertyList.maximumDepth` is an error; every error names the byte offset.
 
@@ -199,7 +202,8 @@ struct PropertyListXMLReader {
             guard let d = PropertyListDate.parse(t[...]) else { throw fail("<date>\(t.prefix(40))</date> is not of the form YYYY-MM-DDTHH:MM:SSZ", at: start) }
             return .date(d)
         case "data":
-            return .data(tag.empty ? [] : Self.base64(try text("data", openedAt: start)))
+            guard !tag.empty else { throw fail("an empty <data/>", at: start) }
+            return .data(Self.base64(try text("data", openedAt: start)))
         case "key":
             throw fail("a <key> outside a <dict>", at: start)
         default:
@@ -256,7 +260,7 @@ struct PropertyListXMLReader {
             guard digits.first == "#" else { throw fail("the unknown entity &\(name);", at: start) }
             digits = digits.dropFirst()
             var radix = 10
-            if digits.first == "x" || digits.first == "X" { radix = 16; digits = digits.dropFirst() }
+            if digits.first == "x" { radix = 16; digits = digits.dropFirst() }
             guard !digits.isEmpty, digits.allSatisfy({ $0.isHexDigit && (radix == 16 || $0.isNumber) }),
                   let code = UInt32(digits, radix: radix), let scalar = Unicode.Scalar(code) else {
                 throw fail("&\(name); is not a Unicode character", at: start)
@@ -268,7 +272,6 @@ struct PropertyListXMLReader {
     private func integer(_ t: String, at start: Int) throws(PropertyListError) -> Int128 {
         var s = Substring(t)
         while let c = s.first, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropFirst() }
-        while let c = s.last, c == " " || c == "\t" || c == "\n" || c == "\r" { s = s.dropLast() }
         var negative = false
         if s.first == "-" || s.first == "+" { negative = s.first == "-"; s = s.dropFirst() }
         var radix: Int128 = 10
@@ -298,30 +301,30 @@ struct PropertyListXMLReader {
         }
     }
 
-    /// Base64 with characters outside the alphabet skipped; "=" ends the data.
+    /// Base64 as Foundation's decoder reads it (see the note at the top): "=" is a zero digit
+    /// that trims the group it ends, other characters outside the alphabet are skipped.
     static func base64(_ t: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(t.utf8.count / 4 * 3)
-        var acc: UInt32 = 0, n = 0
+        var acc: UInt32 = 0, n = 0, equals = 0
         for c in t.utf8 {
             let v: UInt32
             switch c {
-            case 0x41...0x5A: v = UInt32(c - 0x41)
-            case 0x61...0x7A: v = UInt32(c - 0x61 + 26)
-            case 0x30...0x39: v = UInt32(c - 0x30 + 52)
-            case UInt8(ascii: "+"): v = 62
-            case UInt8(ascii: "/"): v = 63
-            case UInt8(ascii: "="):
-                // a padded last group: two characters give one byte, three give two
-                if n == 2 { out.append(UInt8(truncatingIfNeeded: acc >> 4)) }
-                if n == 3 { out.append(UInt8(truncatingIfNeeded: acc >> 10)); out.append(UInt8(truncatingIfNeeded: acc >> 2)) }
-                return out
-            default: continue
+            case 0x41...0x5A: v = UInt32(c - 0x41); equals = 0
+            case 0x61...0x7A: v = UInt32(c - 0x61 + 26); equals = 0
+            case 0x30...0x39: v = UInt32(c - 0x30 + 52); equals = 0
+            case UInt8(ascii: "+"): v = 62; equals = 0
+            case UInt8(ascii: "/"): v = 63; equals = 0
+            case UInt8(ascii: "="): v = 0; equals += 1
+            case 0x20, 0x09, 0x0A, 0x0D, 0x0B, 0x0C: continue
+            default: equals = 0; continue
             }
             acc = acc << 6 | v
             n += 1
             if n == 4 {
-                out.append(UInt8(truncatingIfNeeded: acc >> 16)); out.append(UInt8(truncatingIfNeeded: acc >> 8)); out.append(UInt8(truncatingIfNeeded: acc))
+                out.append(UInt8(truncatingIfNeeded: acc >> 16))
+                if equals < 2 { out.append(UInt8(truncatingIfNeeded: acc >> 8)) }
+                if equals < 1 { out.append(UInt8(truncatingIfNeeded: acc)) }
                 acc = 0; n = 0
             }
         }
