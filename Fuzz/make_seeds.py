@@ -441,6 +441,21 @@ for n, p in presets.items():
     put('aupreset', 'gen-%s.aupreset' % n, plistlib.dumps(p, fmt=plistlib.FMT_XML))
     put('aupreset', 'gen-%s-binary.aupreset' % n, plistlib.dumps(p, fmt=plistlib.FMT_BINARY))
 
+# ---- property lists alone (plist): the presets above, every value type (plistlib writes UIDs and
+# 16-byte integers), and the XML forms Foundation's writer never produces (entities, CDATA,
+# comments, hex integers, nan/inf reals, unpadded base64 with whitespace) ----
+import datetime
+every = {'s': 'Grüße 🎹 <&>', 'i': [0, -1, 255, 65536, -2**63, 2**63 - 1, 2**64 - 1], 'r': [1.5, -0.0, 1e300, float('inf')],
+         'b': [True, False], 'd': datetime.datetime(2024, 2, 29, 12, 30, 15), 'data': bytes(range(64)),
+         'nested': {'x': [[1, 2], {}], 'y': []}}
+for n, p in list(presets.items())[:3] + [('every', every)]:
+    put('plist', 'gen-%s.plist' % n, plistlib.dumps(p, fmt=plistlib.FMT_XML))
+    put('plist', 'gen-%s-binary.plist' % n, plistlib.dumps(p, fmt=plistlib.FMT_BINARY))
+put('plist', 'gen-uid-binary.plist', plistlib.dumps({'u': plistlib.UID(300), 'v': [plistlib.UID(1)]}, fmt=plistlib.FMT_BINARY))
+put('plist', 'gen-hand.plist', b'<?xml version="1.0"?><!DOCTYPE plist><plist><!-- c --><dict><key>a&amp;&#65;&#x1F3B9;</key>'
+    b'<string>x<![CDATA[<y>]]></string><key>n</key><array><integer> -0x1F </integer><real>nan</real><real>-infinity</real>'
+    b'<data> AAEC\n Aw </data><date>1900-01-01T00:00:00Z</date><true/><false></false><dict/><array/></array></dict></plist>')
+
 # ---- settings and converter ----
 rng = random.Random(7)
 # settings: extension byte, then (key index, value type, value) entries (see SettingsTarget.swift).

@@ -26,8 +26,9 @@
 //   `bank MSB`, `bank LSB` and `program` keys (the arguments of `loadSoundBankInstrument`; defaults
 //   0x79, 0, 0). That form is ours.
 //
-// Hostile input: PropertyListSerialization refuses nesting deeper than a few hundred levels
-// (both XML and binary; checked on Linux's Foundation); every number here is checked for type
+// Hostile input: the property-list reader (AudioFileFormats/PropertyList) refuses nesting deeper
+// than 512 levels (both XML and binary; Foundation's parser refuses a few hundred too), reference
+// cycles, counts beyond the bytes present and sets; every number here is checked for type
 // and range (a string where a number belongs, NaN, 1e300) and a wrong one is an error naming the
 // key; the zone count is bounded.
 import Foundation
@@ -74,42 +75,16 @@ struct AUSamplerPreset {
         var problem: String
     }
 
-    /// Parses preset bytes (XML or binary property list).
+    /// Parses preset bytes (XML or binary property list; `PropertyListValue+Foundation.swift`).
     static func parse(_ data: Data) throws -> AUSamplerPreset {
-        if let problem = binarySetProblem([UInt8](data)) { throw FormatError(key: "", problem: problem) }
         let root: Any
         do {
-            root = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+            root = try readPropertyList(data)
         } catch {
-            throw FormatError(key: "", problem: "it is not a property list (\((error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "unreadable"))")
+            throw FormatError(key: "", problem: "it is not a property list (\(error))")
         }
         guard let top = root as? [String: Any] else { throw FormatError(key: "", problem: "its top level is not a dictionary") }
         return try parse(top)
-    }
-
-    /// Binary property lists can hold sets (marker 0xC_), which no preset contains and which
-    /// Linux Foundation crashes on when bridging an array holding one (found by the aupreset fuzz
-    /// target, 2026-11-28: a SEGV in NSSet → Set<AnyHashable>): refused before parsing.
-    static func binarySetProblem(_ b: [UInt8]) -> String? {
-        guard b.count >= 40, b.starts(with: Array("bplist".utf8)) else { return nil }
-        let t = b.count - 32
-        let offsetSize = Int(b[t + 6])
-        func be(_ at: Int, _ n: Int) -> Int? {
-            guard n >= 1, n <= 8, at >= 0, at + n <= b.count else { return nil }
-            var v: UInt64 = 0
-            for i in 0..<n { v = v << 8 | UInt64(b[at + i]) }
-            return v > UInt64(Int.max / 2) ? nil : Int(v)
-        }
-        guard let count = be(t + 8, 8), let table = be(t + 24, 8), count <= b.count, offsetSize >= 1, offsetSize <= 8 else {
-            return "it is a damaged binary property list (its trailer)"
-        }
-        for i in 0..<count {
-            guard let offset = be(table + i * offsetSize, offsetSize), offset < t else {
-                return "it is a damaged binary property list (object \(i)'s offset)"
-            }
-            if b[offset] >> 4 == 0xC { return "it holds a set (object \(i)), which no AUSampler preset contains" }
-        }
-        return nil
     }
 
     static func parse(_ top: [String: Any]) throws -> AUSamplerPreset {

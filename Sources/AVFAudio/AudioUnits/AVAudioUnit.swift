@@ -86,7 +86,12 @@ open class AVAudioUnit: AVAudioNode {
     /// a preset dictionary, or belongs to another unit.
     open func loadPreset(at url: URL) throws {
         let data = try Data(contentsOf: url)
-        guard let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+        let root: Any
+        do { root = try readPropertyList(data) } catch {
+            throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioUnitErr_InvalidFile), userInfo: [
+                NSLocalizedDescriptionKey: "'\(url.path)' is not a property list (\(error))"])
+        }
+        guard let plist = root as? [String: Any] else {
             throw NSError(domain: NSOSStatusErrorDomain, code: Int(kAudioUnitErr_InvalidFile), userInfo: [
                 NSLocalizedDescriptionKey: "'\(url.path)' is not an audio unit preset (a property list dictionary)"])
         }

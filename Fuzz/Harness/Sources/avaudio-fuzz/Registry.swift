@@ -20,6 +20,7 @@ struct FuzzTarget {
         .sf2,
         .dls,
         .aupreset,
+        .plist,
         .mp4,
         .ogg,
         .mpeg,
