@@ -63,7 +63,7 @@ let package = Package(
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
         .target(name: "AudioDevices", dependencies: ["AudioKernels"], swiftSettings: swift5),
         // SoundFont 2 banks: the RIFF parser and zone resolution. No Apple names.
-        .target(name: "SoundBanks", swiftSettings: optimize),
+        .target(name: "SoundBanks", dependencies: ["AudioKernels"], swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
         // No Apple names; nothing allocated or locked on the render side.
         .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels", "AudioKernels"], swiftSettings: optimize),

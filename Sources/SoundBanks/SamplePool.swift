@@ -7,11 +7,7 @@
 // power of two, so what they play is bit for bit what a Float pool converted at load gave.
 // 24-bit SoundFonts (`sm24`), DLS waves (8- and 16-bit, with their own scale) and audio-file
 // instruments keep a Float pool.
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import AudioKernels
 
 /// The sample pool an instrument plays from: Float points in −1 … 1, or 16-bit points to be read
 /// as value / 32768. Either way `count` includes the zeros appended as guard frames.
@@ -48,13 +44,10 @@ public enum SamplePool: @unchecked Sendable {
 ///
 /// Loading a bank is dominated by the first touch of that memory, not by reading the file: from
 /// `malloc`, every 4 KiB page faults in once as `pread` fills it (36,000 faults for FluidR3_GM,
-/// each zeroing its page). A pool of `mappedThreshold` bytes or more is therefore an anonymous
-/// mapping on which transparent huge pages are asked for (`madvise(MADV_HUGEPAGE)`: the kernel's
-/// default policy here is `madvise`, so without the call a `malloc`ed block gets 4 KiB pages):
-/// one fault per 2 MiB. Measured on this project's 2-core VM, reading FluidR3_GM's 148 MB into
-/// fresh memory took 280–510 ms from `malloc` and 80–105 ms from such a mapping (C probe, same
-/// `pread` loop, page cache warm). Where the kernel has huge pages off, the mapping behaves as
-/// `malloc`'s does. Smaller pools use the allocator.
+/// each zeroing its page). A pool of `mappedThreshold` bytes or more is therefore a mapping with
+/// huge pages asked for (`HugePageMemory`): reading FluidR3_GM's 148 MB into fresh memory took
+/// 280–510 ms from `malloc` and 80–105 ms from such a mapping on this project's 2-core VM (C
+/// probe, same `pread` loop, page cache warm). Smaller pools use the allocator.
 ///
 /// A pool from `allocate` must be freed with `free` (the size decides which path both take).
 public enum PoolMemory {
@@ -64,12 +57,8 @@ public enum PoolMemory {
     /// An uninitialized block of `count` elements.
     public static func allocate<T>(_: T.Type, count: Int) -> UnsafeMutableBufferPointer<T> {
         let bytes = count * MemoryLayout<T>.stride
-        if bytes >= mappedThreshold {
-            let p = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            if let p, p != MAP_FAILED {
-                _ = madvise(p, bytes, MADV_HUGEPAGE)   // advice only: refused, the pages stay small
-                return UnsafeMutableBufferPointer(start: p.bindMemory(to: T.self, capacity: count), count: count)
-            }
+        if bytes >= mappedThreshold, let p = HugePageMemory.map(byteCount: bytes) {
+            return UnsafeMutableBufferPointer(start: p.bindMemory(to: T.self, capacity: count), count: count)
         }
         return UnsafeMutableBufferPointer<T>.allocate(capacity: count)
     }
@@ -78,7 +67,7 @@ public enum PoolMemory {
     public static func free<T>(_ block: UnsafeMutableBufferPointer<T>) {
         guard let base = block.baseAddress else { return }
         let bytes = block.count * MemoryLayout<T>.stride
-        if bytes >= mappedThreshold { munmap(base, bytes) } else { block.deallocate() }
+        if bytes >= mappedThreshold { HugePageMemory.unmap(base, byteCount: bytes) } else { block.deallocate() }
     }
 
     /// Frees a pool whose block came from `allocate`.

@@ -12,6 +12,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import AudioKernels
 
 /// A buffer of PCM audio.
 open class AVAudioPCMBuffer: AVAudioBuffer {
@@ -173,18 +174,12 @@ enum SampleMemory {
     static let mmapThreshold = 2 << 20
 
     /// `madvise(MADV_HUGEPAGE)`; replaceable so that tests can make it fail.
-    nonisolated(unsafe) static var adviseHugePages: (UnsafeMutableRawPointer, Int) -> Int32 = { pointer, count in
-        madvise(pointer, count, 14)   // MADV_HUGEPAGE
-    }
+    nonisolated(unsafe) static var adviseHugePages: (UnsafeMutableRawPointer, Int) -> Int32 = HugePageMemory.adviseHugePages
 
     /// Returns the memory and whether it was mapped (pass both back to `deallocate`).
     static func allocateZeroed(byteCount: Int) -> (UnsafeMutableRawPointer, mapped: Bool)? {
-        if byteCount >= mmapThreshold {
-            let p = mmap(nil, byteCount, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-            if let p, p != MAP_FAILED {
-                _ = adviseHugePages(p, byteCount)   // failure costs only speed
-                return (p, true)
-            }
+        if byteCount >= mmapThreshold, let p = HugePageMemory.map(byteCount: byteCount, advise: adviseHugePages) {
+            return (p, true)   // a refused advice costs only speed
         }
         var memory: UnsafeMutableRawPointer?
         guard posix_memalign(&memory, 64, byteCount) == 0, let memory else { return nil }
@@ -194,7 +189,7 @@ enum SampleMemory {
 
     static func deallocate(_ pointer: UnsafeMutableRawPointer, byteCount: Int, mapped: Bool) {
         if mapped {
-            munmap(pointer, byteCount)
+            HugePageMemory.unmap(pointer, byteCount: byteCount)
         } else {
             free(pointer)
         }
