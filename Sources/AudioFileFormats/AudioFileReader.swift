@@ -195,6 +195,40 @@ func integerEncoding(bytes: Int, unsigned8: Bool) -> SampleEncoding? {
     }
 }
 
+// MARK: - Chunk walking (CAF: 64-bit sizes, no padding)
+
+/// A CAF chunk header: a four-character type and a signed 64-bit big-endian size (Apple's Core
+/// Audio Format Specification: −1 is allowed only for an audio data chunk that runs to the end of
+/// the file, written by a writer that does not know its length).
+struct CAFChunk {
+    var id: UInt32
+    var headerOffset: Int64
+    var dataOffset: Int64 { headerOffset + 12 }
+    var size: Int64
+}
+
+/// Walks a CAF file's chunks, from after its 8-byte file header, for the CAF reader, the packet
+/// table reader and the instrument-chunk reader. `visit` returns how many payload bytes the chunk
+/// occupies (normally its size) to continue, or nil to stop. The walk also stops at a negative
+/// length (a data chunk running to the end: nothing can follow it), when the next header would
+/// not fit in the file, when a chunk would run past the end, and after `limit` chunks, so hostile
+/// sizes cost at most `limit` 12-byte reads.
+func walkCAFChunks(_ ctx: ParseContext, limit: Int = 100_000, visit: (CAFChunk) throws -> Int64?) throws {
+    var pos: Int64 = 8
+    var visited = 0
+    while pos <= ctx.fileSize - 12 && visited < limit {
+        visited += 1
+        let header = try ctx.file.readBytes(at: pos, count: 12)
+        guard header.count == 12 else { return }
+        let fields = Bytes(header, bigEndian: true)
+        let chunk = CAFChunk(id: fields.fourCC(0), headerOffset: pos, size: fields.i64(4))
+        guard let length = try visit(chunk), length >= 0 else { return }
+        let (next, overflow) = chunk.dataOffset.addingReportingOverflow(length)
+        if overflow || next > ctx.fileSize { return }
+        pos = next
+    }
+}
+
 // MARK: - Chunk walking (RIFF and AIFF: 32-bit sizes, word-aligned)
 
 struct Chunk32 {

@@ -50,24 +50,19 @@ public func readCAFPacketStream(path: String) throws -> CAFPacketStream? {
     var dataStart: Int64?
     var dataEnd: Int64 = fileSize
     var warnings: [String] = []
-    var pos: Int64 = 8
-    var visited = 0
-    while pos <= fileSize - 12 && visited < 100_000 {
-        visited += 1
-        let header = Bytes(try file.readBytes(at: pos, count: 12), bigEndian: true)
-        guard header.count == 12 else { break }
-        let type = header.fourCC(0)
-        let size = header.i64(4)
-        let payload = pos + 12
+    var uncompressed = false
+    try walkCAFChunks(ctx) { chunk in
+        let size = chunk.size
+        let payload = chunk.dataOffset
         let available = fileSize - payload
-        switch type {
+        switch chunk.id {
         case fcc("desc"):
             guard size >= 32 else { throw ctx.badChunk("has a 'desc' chunk of \(size) bytes; it needs 32") }
             let bytes = try file.readBytes(at: payload, count: 32)
             guard bytes.count == 32 else { throw ctx.invalid("ends inside its 'desc' chunk") }
             desc = Bytes(bytes, bigEndian: true)
             let id = desc!.fourCC(8)
-            if id == fcc("lpcm") || id == fcc("ulaw") || id == fcc("alaw") { return nil }
+            if id == fcc("lpcm") || id == fcc("ulaw") || id == fcc("alaw") { uncompressed = true; return nil }
         case fcc("kuki"):
             guard size >= 0 && size <= cafMaximumCookieBytes && size <= available else {
                 throw ctx.badChunk("has a 'kuki' (magic cookie) chunk of \(size) bytes, which the file cannot hold or is absurd")
@@ -93,15 +88,13 @@ public func readCAFPacketStream(path: String) throws -> CAFPacketStream? {
             dataStart = payload + 4   // after the edit count
             if size >= 4, size <= available { dataEnd = payload + size }
             else if size > available { warnings.append("the data chunk claims \(size) bytes but only \(available) follow") }
-            if size < 0 || size > available { pos = fileSize; continue }  // runs to the end of the file
+            if size < 0 || size > available { return nil }  // runs to the end of the file
         default:
             break
         }
-        guard size >= 0 else { break }
-        let (next, overflow) = payload.addingReportingOverflow(size)
-        if overflow || next > fileSize { break }
-        pos = next
+        return size
     }
+    if uncompressed { return nil }
     guard let d = desc else { throw ctx.invalid("is not a valid CAF file: it has no 'desc' chunk") }
     guard let start = dataStart else { throw ctx.invalid("is not a valid CAF file: it has no 'data' chunk") }
 

@@ -23,20 +23,15 @@ func parseCAF(_ ctx: ParseContext, head: [UInt8]) throws -> ParsedLayout {
     var dataClaim: Int64?
     var warnings: [String] = []
 
-    var pos: Int64 = 8
-    var visited = 0
-    while pos <= ctx.fileSize - 12 && visited < 100_000 {
-        visited += 1
-        let header = Bytes(try ctx.file.readBytes(at: pos, count: 12), bigEndian: true)
-        guard header.count == 12 else { break }
-        let type = header.fourCC(0)
-        var size = header.i64(4)
-        let payload = pos + 12
+    try walkCAFChunks(ctx) { chunk in
+        let type = chunk.id
+        var size = chunk.size
+        let payload = chunk.dataOffset
         if dataOffset != nil && (size < 0 || payload.addingReportingOverflow(size).overflow || payload + size > ctx.fileSize) {
             // Bytes after the audio that do not form a chunk: what a writer killed between writing
             // samples and updating the data size leaves (libsndfile and sox ignore them too).
-            warnings.append("\(ctx.fileSize - pos) bytes after the data chunk do not form a chunk; ignored")
-            break
+            warnings.append("\(ctx.fileSize - chunk.headerOffset) bytes after the data chunk do not form a chunk; ignored")
+            return nil
         }
         switch type {
         case fcc("desc"):
@@ -75,10 +70,7 @@ func parseCAF(_ ctx: ParseContext, head: [UInt8]) throws -> ParsedLayout {
                 throw ctx.badChunk("has a \(fourCCText(type)) chunk with a negative size (\(size))")
             }
         }
-        if size < 0 { break } // the data chunk runs to the end of the file
-        let (next, overflow) = payload.addingReportingOverflow(size)
-        if overflow || next > ctx.fileSize { break }
-        pos = next
+        return size   // negative: the data chunk runs to the end of the file, and the walk stops
     }
 
     guard let d = desc else {

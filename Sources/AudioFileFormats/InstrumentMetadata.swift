@@ -140,31 +140,22 @@ private func aiffInstrument(_ ctx: ParseContext, frames: Int64) throws -> AudioF
 private func cafInstrument(_ ctx: ParseContext) throws -> AudioFileInstrumentInfo? {
     // CAF: an 8-byte file header, then chunks of a type and a signed 64-bit size (−1 only for a
     // data chunk running to the end, after which nothing can be found).
-    var pos: Int64 = 8
-    var walked = 0
-    while pos <= ctx.fileSize - 12 && walked < maximumChunksWalked {
-        walked += 1
-        let header = Bytes(try ctx.file.readBytes(at: pos, count: 12), bigEndian: true)
-        guard header.bytes.count == 12 else { return nil }
-        let size = header.i64(4)
-        if header.fourCC(0) == fcc("inst") {
-            guard size >= 28 else { return nil }
-            let inst = Bytes(try ctx.file.readBytes(at: pos + 12, count: 28), bigEndian: true)
-            guard inst.bytes.count == 28 else { return nil }
-            let base = Double(Float(bitPattern: inst.u32(0)))
-            guard base.isFinite, base >= 0, base < 128 else { return nil }
-            var info = AudioFileInstrumentInfo(rootKey: base)
-            let lowNote = inst.u8(4), highNote = inst.u8(5), lowVelocity = inst.u8(6), highVelocity = inst.u8(7)
-            if lowNote <= highNote && highNote <= 127 { info.keyRange = lowNote...highNote }
-            if lowVelocity <= highVelocity && highVelocity <= 127 { info.velocityRange = max(lowVelocity, 1)...max(highVelocity, 1) }
-            let gain = Double(Float(bitPattern: inst.u32(8)))
-            if gain.isFinite && abs(gain) <= 96 { info.gainDecibels = gain }
-            return info
-        }
-        guard size >= 0 else { return nil }
-        let (next, overflow) = (pos + 12).addingReportingOverflow(size)
-        if overflow { return nil }
-        pos = next
+    var info: AudioFileInstrumentInfo?
+    try walkCAFChunks(ctx, limit: maximumChunksWalked) { chunk in
+        guard chunk.id == fcc("inst") else { return chunk.size }
+        guard chunk.size >= 28 else { return nil }
+        let inst = Bytes(try ctx.file.readBytes(at: chunk.dataOffset, count: 28), bigEndian: true)
+        guard inst.bytes.count == 28 else { return nil }
+        let base = Double(Float(bitPattern: inst.u32(0)))
+        guard base.isFinite, base >= 0, base < 128 else { return nil }
+        var found = AudioFileInstrumentInfo(rootKey: base)
+        let lowNote = inst.u8(4), highNote = inst.u8(5), lowVelocity = inst.u8(6), highVelocity = inst.u8(7)
+        if lowNote <= highNote && highNote <= 127 { found.keyRange = lowNote...highNote }
+        if lowVelocity <= highVelocity && highVelocity <= 127 { found.velocityRange = max(lowVelocity, 1)...max(highVelocity, 1) }
+        let gain = Double(Float(bitPattern: inst.u32(8)))
+        if gain.isFinite && abs(gain) <= 96 { found.gainDecibels = gain }
+        info = found
+        return nil
     }
-    return nil
+    return info
 }
