@@ -23,6 +23,35 @@ final class AwakeNullSink {
     func stop() { keepAlive.stop() }
 }
 
+/// What most tests here start with: a private PulseAudio server, its null sink kept awake, and a
+/// scratch directory; `stop()` removes the directory and stops the keep-alive and the server.
+final class PulsePlayerRig {
+    let server: PrivatePulseServer
+    let awake: AwakeNullSink
+    let dir: URL
+    init() throws {
+        server = try PrivatePulseServer()
+        do {
+            awake = try AwakeNullSink(server)
+        } catch {
+            server.stop()
+            throw error
+        }
+        do {
+            dir = try PlayerTestFiles.directory()
+        } catch {
+            awake.stop()
+            server.stop()
+            throw error
+        }
+    }
+    func stop() {
+        try? FileManager.default.removeItem(at: dir)
+        awake.stop()
+        server.stop()
+    }
+}
+
 /// A `parec` recording of the null sink's monitor (float32 stereo 48 kHz).
 final class MonitorRecording {
     let process: ChildProcess
@@ -77,12 +106,9 @@ struct PlayerDeviceTests {
     @Test("Played through a PulseAudio null sink: a mono 0.5 tone arrives at 0.354 per channel (equal-power centre), at 0.5/0 with pan −1, halved by volume 0.5; numberOfLoops = 2 plays it three times",
           .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
     func levelsPanVolumeLoops() throws {
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 0.5, amplitude: 0.5)
         func run(pan: Float, volume: Float, loops: Int) throws -> (left: [Double], right: [Double], finished: Bool) {
             let monitor = try MonitorRecording(server)
@@ -174,12 +200,9 @@ struct PlayerDeviceTests {
             print("SKIP rate test on the PulseAudio sink: 1 s of rate-2 time-pitch takes \(String(format: "%.2f", renderSeconds)) s to render in this build (needs < 0.5 s to keep up in real time)")
             return
         }
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5)
         let monitor = try MonitorRecording(server)
         let player = try AVAudioPlayer(contentsOf: url)
@@ -251,12 +274,9 @@ struct PlayerDeviceTests {
     /// One fade through the device: the problems found (none: linear, 1 s, no step).
     func measureFade() throws -> [String] {
         var problems: [String] = []
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let url = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 3, amplitude: 0.5)
         let monitor = try MonitorRecording(server)
         let player = try AVAudioPlayer(contentsOf: url)
@@ -301,12 +321,9 @@ struct PlayerDeviceTests {
     func playerIntoRecorder() throws {
         InputMuteTestLock.lock.lock()
         defer { InputMuteTestLock.lock.unlock() }
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let tone = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 5, amplitude: 0.5)
         let output = dir.appendingPathComponent("recorded.wav")
         let recorder = try AVAudioRecorder(url: output, settings: [
@@ -350,12 +367,9 @@ struct PlayerDeviceTests {
     func recordsLosslessM4AAndCAF() throws {
         InputMuteTestLock.lock.lock()
         defer { InputMuteTestLock.lock.unlock() }
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5))
         player.currentDevice = "pulse:nullsink@\(server.server)"
         player.numberOfLoops = -1
@@ -405,12 +419,9 @@ struct PlayerDeviceTests {
     @Test("`avaudio record` killed with SIGKILL mid-recording leaves a valid file holding the tone it captured (WAV, CAF and Apple Lossless .m4a, which ffmpeg opens too)",
           .enabled(if: DeviceComponents.pulse && AvaudioTool.url != nil, "pulseaudio or the avaudio executable is missing"))
     func killedRecorderLeavesValidFile() throws {
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let player = try AVAudioPlayer(contentsOf: try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 1, amplitude: 0.5))
         player.currentDevice = "pulse:nullsink@\(server.server)"
         player.numberOfLoops = -1
@@ -497,12 +508,9 @@ struct PlayerDeviceTests {
     @Test("Eight players at once (a game's sound effects): every tone arrives at the sink at its own level, all starting together",
           .enabled(if: DeviceComponents.pulse, "\(PlayerDeviceTests.skip)"))
     func eightPlayersAtOnce() throws {
-        let server = try PrivatePulseServer()
-        defer { server.stop() }
-        let awake = try AwakeNullSink(server)
-        defer { awake.stop() }
-        let dir = try PlayerTestFiles.directory()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let rig = try PulsePlayerRig()
+        defer { rig.stop() }
+        let server = rig.server, dir = rig.dir
         let frequencies = [300.0, 500, 700, 1_100, 1_300, 1_700, 1_900, 2_300]
         let monitor = try MonitorRecording(server)
         var players: [AVAudioPlayer] = []
