@@ -49,32 +49,32 @@ public enum SamplePool: @unchecked Sendable {
 /// 280–510 ms from `malloc` and 80–105 ms from such a mapping on this project's 2-core VM (C
 /// probe, same `pread` loop, page cache warm). Smaller pools use the allocator.
 ///
-/// A pool from `allocate` must be freed with `free` (the size decides which path both take).
+/// A block from `allocate` must be freed with `free`, passing back whether it was mapped.
 public enum PoolMemory {
     /// Pools of at least this many bytes are mapped (two huge pages).
     public static let mappedThreshold = 4 << 20
 
-    /// An uninitialized block of `count` elements.
-    public static func allocate<T>(_: T.Type, count: Int) -> UnsafeMutableBufferPointer<T> {
+    /// An uninitialized block of `count` elements, and whether it is a mapping (a large block
+    /// whose mapping the kernel refused comes from the allocator instead).
+    public static func allocate<T>(_: T.Type, count: Int) -> (block: UnsafeMutableBufferPointer<T>, mapped: Bool) {
         let bytes = count * MemoryLayout<T>.stride
         if bytes >= mappedThreshold, let p = HugePageMemory.map(byteCount: bytes) {
-            return UnsafeMutableBufferPointer(start: p.bindMemory(to: T.self, capacity: count), count: count)
+            return (UnsafeMutableBufferPointer(start: p.bindMemory(to: T.self, capacity: count), count: count), true)
         }
-        return UnsafeMutableBufferPointer<T>.allocate(capacity: count)
+        return (UnsafeMutableBufferPointer<T>.allocate(capacity: count), false)
     }
 
     /// Frees a block `allocate` returned.
-    public static func free<T>(_ block: UnsafeMutableBufferPointer<T>) {
+    public static func free<T>(_ block: UnsafeMutableBufferPointer<T>, mapped: Bool) {
         guard let base = block.baseAddress else { return }
-        let bytes = block.count * MemoryLayout<T>.stride
-        if bytes >= mappedThreshold { HugePageMemory.unmap(base, byteCount: bytes) } else { block.deallocate() }
+        if mapped { HugePageMemory.unmap(base, byteCount: block.count * MemoryLayout<T>.stride) } else { block.deallocate() }
     }
 
     /// Frees a pool whose block came from `allocate`.
-    public static func free(_ pool: SamplePool) {
+    public static func free(_ pool: SamplePool, mapped: Bool) {
         switch pool {
-        case .float32(let b): free(b)
-        case .int16(let b): free(b)
+        case .float32(let b): free(b, mapped: mapped)
+        case .int16(let b): free(b, mapped: mapped)
         }
     }
 }

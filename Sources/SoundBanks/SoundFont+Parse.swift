@@ -115,9 +115,10 @@ private struct SF2Reader: LittleEndianFields {
         font.has24BitSamples = use24
         if use24, let smpl, let sm24 {
             // 24-bit points: converted to Float straight into the pool the instrument plays from.
-            let pool = PoolMemory.allocate(Float.self, count: pointCount + SoundFont.guardFrames)
+            let (pool, mapped) = PoolMemory.allocate(Float.self, count: pointCount + SoundFont.guardFrames)
             (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
             font.pool = .float32(pool)
+            font.poolIsMapped = mapped
             let out = pool.baseAddress!
             let pcm = bytes.baseAddress! + smpl.data.lowerBound
             let low = bytes.baseAddress!.assumingMemoryBound(to: UInt8.self) + sm24.data.lowerBound
@@ -129,9 +130,10 @@ private struct SF2Reader: LittleEndianFields {
         } else {
             // 16-bit points: the file's bytes are the pool (little-endian Int16), read or copied
             // once into their final place.
-            let pool = PoolMemory.allocate(Int16.self, count: pointCount + SoundFont.guardFrames)
+            let (pool, mapped) = PoolMemory.allocate(Int16.self, count: pointCount + SoundFont.guardFrames)
             (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
             font.pool = .int16(pool)
+            font.poolIsMapped = mapped
             let raw = UnsafeMutableRawBufferPointer(start: pool.baseAddress!, count: 2 * pointCount)
             if let smpl, pointCount > 0 {
                 if let readSamples {

@@ -117,7 +117,10 @@ public final class SoundFont: @unchecked Sendable {
 
     init() {}
 
-    deinit { PoolMemory.free(pool) }   // allocated by PoolMemory (SoundFont+Parse.swift)
+    /// Whether `pool` is a mapping (`PoolMemory`), for freeing it.
+    var poolIsMapped = false
+
+    deinit { PoolMemory.free(pool, mapped: poolIsMapped) }   // allocated by PoolMemory (SoundFont+Parse.swift)
 
     /// The preset for a bank and program (nil: none).
     public func preset(bank: Int, program: Int) -> SF2Preset? {

@@ -81,13 +81,13 @@ public final class ChorusProcessor {
         }
     }
 
-    /// Reads `input` (mono) and adds the chorus to `left` and `right`.
-    /// Tap `k`'s delay in frames at LFO phase `p` (0 ..< 1, plus the tap's offset).
+    /// A tap's delay in frames at LFO phase `p` (0 ..< 1, plus the tap's offset).
     @inline(__always)
     private func delayFrames(_ p: Double, maxDelay: Double) -> Double {
         min(maxDelay, max(1 / sampleRate, minimumDelay + depth * (1 + lfo(p)) / 2)) * sampleRate
     }
 
+    /// Reads `input` (mono) and adds the chorus to `left` and `right`.
     public func process(input: UnsafePointer<Float>, left: UnsafeMutablePointer<Float>, right: UnsafeMutablePointer<Float>, frames: Int) {
         let n = max(1, min(voices, Self.maximumVoices))
         let gain = level / Float(n)

@@ -167,9 +167,9 @@ import CSamplerKernels
             #expect((huge ?? 0) >= 2_048, "policy \(policy!): \(huge.map { "\($0) kB" } ?? "no smaps entry") of huge pages under the pool")
         }
         // Small pools come from the allocator and are freed by it (no crash on free either way).
-        let small = PoolMemory.allocate(Int16.self, count: 1_000)
+        let (small, mapped) = PoolMemory.allocate(Int16.self, count: 1_000)
         small.initialize(repeating: 7)
         #expect(small.allSatisfy { $0 == 7 })
-        PoolMemory.free(small)
+        PoolMemory.free(small, mapped: mapped)
     }
 }
