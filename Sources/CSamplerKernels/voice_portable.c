@@ -31,14 +31,18 @@ uint64_t csk_cubic16_portable(const int16_t *s, float *out, ptrdiff_t n, uint64_
     return phase + (uint64_t)n * incr;
 }
 
-void csk_biquad_portable(float *x, ptrdiff_t n, float b0, float b1, float a1, float a2, float *state) {
+void csk_biquad_prepare_portable(float a1, float a2, float *c) { (void)a1; (void)a2; (void)c; }
+
+void csk_biquad_portable(const float *x, float *out, ptrdiff_t n, float b0, float b1, float a1, float a2, float *state,
+                         const float *c) {
+    (void)c;
     float x1 = state[0], x2 = state[1], y1 = state[2], y2 = state[3];
     for (ptrdiff_t k = 0; k < n; k++) {
         float x0 = x[k];
         float t = b0 * (x0 + x2) + b1 * x1 - a2 * y2;
         float y = t - a1 * y1;
         x2 = x1; x1 = x0; y2 = y1; y1 = y;
-        x[k] = y;
+        out[k] = y;
     }
     state[0] = x1; state[1] = x2; state[2] = y1; state[3] = y2;
 }

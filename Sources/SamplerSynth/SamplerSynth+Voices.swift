@@ -192,6 +192,8 @@ extension SamplerSynth {
                     let b1 = (1 - cs) * a0 * Double(v.pointee.filterGain)
                     v.pointee.b1 = Float(b1)
                     v.pointee.b0 = Float(b1 * 0.5)
+                    VoiceKernels.biquadPrepare(kernels, v.pointee.a1, v.pointee.a2,
+                                               blockCache + synthCacheStride * (v - voices) + synthCacheCoefficients)
                 }
             }
         }
@@ -211,34 +213,79 @@ extension SamplerSynth {
         v.pointee.framesToUpdate = synthBlockFrames
     }
 
-    /// Renders one voice for `frames` frames, adding into left/right.
+    /// Renders one voice for `frames` frames, adding into left/right: mixes from the voice's block
+    /// cache, rendering each block whole at its first frame (SamplerVoice.swift, "blocks rendered
+    /// whole").
     func renderVoice(_ v: UnsafeMutablePointer<Voice>, _ samples: SamplePoints,
                      _ left: UnsafeMutablePointer<Float>, _ right: UnsafeMutablePointer<Float>,
                      _ reverbBus: UnsafeMutablePointer<Float>, _ chorusBus: UnsafeMutablePointer<Float>, _ frames: Int) {
         let k = kernels
+        let cache = blockCache + synthCacheStride * (v - voices)
         var done = 0
         while done < frames {
             if v.pointee.framesToUpdate == 0 {
                 if v.pointee.finishing { v.pointee.playing = false; return }
                 controlUpdate(v)
+                let state = filterStates + 4 * (v - voices), start = cache + 2 * synthBlockFrames
+                start[0] = state[0]; start[1] = state[1]; start[2] = state[2]; start[3] = state[3]
+                fill(v, samples, cache, from: 0)
             }
+            let position = synthBlockFrames - v.pointee.framesToUpdate
             let n = min(frames - done, v.pointee.framesToUpdate)
-            let produced = interpolate(v, samples, scratch, n)
-            if v.pointee.filterEnabled {
-                VoiceKernels.biquad(k, scratch, produced, v.pointee.b0, v.pointee.b1, v.pointee.a1, v.pointee.a2,
-                                    filterStates + 4 * (v - voices))
-            }
-            VoiceKernels.mix(k, scratch, left + done, right + done, produced, v.pointee.ampL, v.pointee.stepL,
-                          v.pointee.ampR, v.pointee.stepR, synthBlockFrames - v.pointee.framesToUpdate)
+            let available = max(0, min(n, v.pointee.blockProduced - position))
+            let x = (v.pointee.filterEnabled ? cache + synthBlockFrames : cache) + position
+            VoiceKernels.mix(k, x, left + done, right + done, available, v.pointee.ampL, v.pointee.stepL,
+                             v.pointee.ampR, v.pointee.stepR, position)
             if v.pointee.ampReverb != 0 || v.pointee.stepReverb != 0 || v.pointee.ampChorus != 0 || v.pointee.stepChorus != 0 {
-                VoiceKernels.mix(k, scratch, reverbBus + done, chorusBus + done, produced, v.pointee.ampReverb, v.pointee.stepReverb,
-                                 v.pointee.ampChorus, v.pointee.stepChorus, synthBlockFrames - v.pointee.framesToUpdate)
+                VoiceKernels.mix(k, x, reverbBus + done, chorusBus + done, available, v.pointee.ampReverb, v.pointee.stepReverb,
+                                 v.pointee.ampChorus, v.pointee.stepChorus, position)
                 sendsUsed = true
             }
             v.pointee.framesToUpdate -= n
             done += n
-            if produced < n { v.pointee.playing = false; return }
+            if available < n { v.pointee.playing = false; return }
         }
+    }
+
+    /// Interpolates and filters the voice's block from frame `start` to its end into its cache;
+    /// the sample position and the low-pass state must be those of frame `start`.
+    @inline(__always)
+    func fill(_ v: UnsafeMutablePointer<Voice>, _ samples: SamplePoints, _ cache: UnsafeMutablePointer<Float>, from start: Int) {
+        v.pointee.fillStart = start
+        v.pointee.fillPhase = v.pointee.phase
+        let produced = interpolate(v, samples, cache + start, synthBlockFrames - start)
+        v.pointee.blockProduced = start + produced
+        if v.pointee.filterEnabled {
+            VoiceKernels.biquad(kernels, cache + start, cache + synthBlockFrames + start, produced, v.pointee.b0, v.pointee.b1,
+                                v.pointee.a1, v.pointee.a2, filterStates + 4 * (v - voices), cache + synthCacheCoefficients)
+        }
+    }
+
+    /// `fill` from frame `start` of the current block (an event's frame), with the samples of the
+    /// instrument playing.
+    func fillBlock(_ v: UnsafeMutablePointer<Voice>, from start: Int) {
+        guard let view else { return }
+        fill(v, SamplePoints(base: view.samples, int16: view.samplesAreInt16), blockCache + synthCacheStride * (v - voices), from: start)
+    }
+
+    /// Brings the voice's sample position and low-pass state back from its block's end to the
+    /// block's current frame (an event's), before the event changes what the rest of the block
+    /// holds. Nothing to do before the first block, or past the frames the block produced.
+    func cutBlock(_ v: UnsafeMutablePointer<Voice>) {
+        guard let view, v.pointee.framesToUpdate > 0 else { return }
+        let position = synthBlockFrames - v.pointee.framesToUpdate
+        guard position < v.pointee.blockProduced, position >= v.pointee.fillStart else { return }
+        // the position: the fill's interpolation again, up to this frame (into the scratch block)
+        v.pointee.phase = v.pointee.fillPhase
+        _ = interpolate(v, SamplePoints(base: view.samples, int16: view.samplesAreInt16), scratch, position - v.pointee.fillStart)
+        // the state: the block's last two inputs and outputs before this frame
+        let cache = blockCache + synthCacheStride * (v - voices)
+        let startState = cache + 2 * synthBlockFrames
+        func input(_ i: Int) -> Float { i >= 0 ? cache[i] : startState[-1 - i] }
+        func output(_ i: Int) -> Float { i >= 0 ? cache[synthBlockFrames + i] : startState[1 - i] }
+        let state = filterStates + 4 * (v - voices)
+        state[0] = input(position - 1); state[1] = input(position - 2)
+        state[2] = output(position - 1); state[3] = output(position - 2)
     }
 
     /// 4-point (Catmull-Rom) interpolation of the sample into `out`; returns the frames produced

@@ -110,6 +110,10 @@ public final class SamplerSynth: @unchecked Sendable {
     let scratch: UnsafeMutablePointer<Float>
     /// Each voice slot's low-pass state: x[n−1], x[n−2], y[n−1], y[n−2].
     let filterStates: UnsafeMutablePointer<Float>
+    /// Each voice slot's block cache (`synthCacheStride` floats): the block's interpolated input,
+    /// its filtered output, and the low-pass state at the block's first frame (SamplerVoice.swift,
+    /// "blocks rendered whole").
+    let blockCache: UnsafeMutablePointer<Float>
     /// The voice loops for this CPU (CSamplerKernels: AVX2 + FMA or portable).
     let kernels: UnsafePointer<CSKKernels>
     /// Every channel's 128 controller values (what custom modulators read), and poly pressure per key.
@@ -165,6 +169,8 @@ public final class SamplerSynth: @unchecked Sendable {
         kernels = csk_kernels()
         filterStates = .allocate(capacity: 4 * capacity)
         filterStates.initialize(repeating: 0, count: 4 * capacity)
+        blockCache = .allocate(capacity: synthCacheStride * capacity)
+        blockCache.initialize(repeating: 0, count: synthCacheStride * capacity)
         controllerValues = .allocate(capacity: 16 * 128)
         polyPressure = .allocate(capacity: 16 * 128)
         polyPressure.initialize(repeating: 0, count: 16 * 128)
@@ -197,6 +203,7 @@ public final class SamplerSynth: @unchecked Sendable {
         channels.deallocate()
         scratch.deallocate()
         filterStates.deallocate()
+        blockCache.deallocate()
         controllerValues.deallocate()
         polyPressure.deallocate()
         modulatorSums.deallocate()
@@ -484,11 +491,18 @@ public final class SamplerSynth: @unchecked Sendable {
 
     /// Fades a voice out over one control block (steals, all sound off).
     func kill(_ v: UnsafeMutablePointer<Voice>) {
+        cutBlock(v)
         v.pointee.killing = true
         v.pointee.framesToUpdate = 0
     }
 
     func release(_ v: UnsafeMutablePointer<Voice>) {
+        if v.pointee.loopMode == 3 && !v.pointee.released && v.pointee.framesToUpdate > 0 {
+            // (the rest of the block, rendered looping, plays on through the loop's end instead)
+            cutBlock(v)
+            v.pointee.released = true
+            fillBlock(v, from: synthBlockFrames - v.pointee.framesToUpdate)
+        }
         v.pointee.released = true
         if v.pointee.vol.stage == 1 {
             // from the linear attack into the decibel-linear domain without a jump

@@ -11,6 +11,20 @@
 // note starts on its exact frame. Controllers (volume, pan, bend, modulation) take effect at
 // each voice's next block boundary (≤ 1.3 ms at 48 kHz).
 //
+// DESIGN NOTE — blocks rendered whole
+// -----------------------------------
+// At a block's first frame the voice interpolates and filters the whole block into its own cache
+// (input and output, 64 frames each), and render cycles then mix from the cache whatever their
+// sizes. The AVX2 low-pass runs eight frames at a time (CSamplerKernels.h), which rounds
+// differently depending on where its call starts; starting calls only at block starts keeps a
+// voice's samples independent of how cycles split it. Two events change a block already
+// rendered, and both take effect on their exact frame: a release, for a voice looping only while
+// the key is held (loop mode 3), refills the rest of the block without the loop from that frame;
+// a kill (steal, all sound off, exclusive class) ends the block there and starts a fading one.
+// Either first brings the sample position and the low-pass state back to that frame: the
+// position by interpolating again from the fill's start (at most one block), the state from the
+// cached input and output (`cutBlock`). Both depend only on the event's frame, not on the cycles.
+//
 // Envelope model (SoundFont 2.04 §8.1.3, as FluidSynth implements it, since its renderings are
 // our reference): the volume envelope's value x runs 0 → 1 linearly in the attack (amplitude
 // x), then in the decay, sustain and release stages the amplitude is 10^(−960·(1 − x)/200), so a
@@ -69,6 +83,12 @@ struct Voice {
 
     // per-block render state
     var framesToUpdate = 0
+    /// Frames of the current block in the voice's block cache (fewer than a block when an
+    /// unlooped sample ended in it), and where its last fill started (its first frame and the
+    /// sample phase there): see "Blocks" in SamplerSynth+Voices.swift.
+    var blockProduced = 0
+    var fillStart = 0
+    var fillPhase: UInt64 = 0
     /// Gains at the block's first frame, their steps per frame, and the block's targets.
     var ampL: Float = 0, ampR: Float = 0, stepL: Float = 0, stepR: Float = 0
     var targetL: Float = 0, targetR: Float = 0

@@ -14,6 +14,12 @@ import CSamplerKernels
 
 /// Frames per control block (envelopes, LFOs, pitch and gains are updated once per block).
 let synthBlockFrames = 64
+/// Floats per voice in SamplerSynth.blockCache: a block of input, a block of output, the low-pass
+/// state at the block's start (and padding to a multiple of 32 bytes), then the low-pass's
+/// prepared coefficients (CSamplerKernels.h).
+let synthCacheStride = 2 * synthBlockFrames + 8 + Int(CSK_BIQUAD_COEFFICIENTS)
+/// Where a voice's prepared low-pass coefficients start in its block cache.
+let synthCacheCoefficients = 2 * synthBlockFrames + 8
 /// Frames of the effect send buses (the synth renders in stretches of at most this many).
 let synthEffectFrames = 512
 /// Spare voice slots for voices fading out after a steal (so the new note needs no wait).
@@ -80,9 +86,14 @@ enum VoiceKernels {
         k.pointee.cubic16(s, out, n, phase, incr)
     }
     @_semantics("no_performance_analysis") @inline(never)
-    static func biquad(_ k: UnsafePointer<CSKKernels>, _ x: UnsafeMutablePointer<Float>, _ n: Int,
-                       _ b0: Float, _ b1: Float, _ a1: Float, _ a2: Float, _ state: UnsafeMutablePointer<Float>) {
-        k.pointee.biquad(x, n, b0, b1, a1, a2, state)
+    static func biquad(_ k: UnsafePointer<CSKKernels>, _ x: UnsafePointer<Float>, _ y: UnsafeMutablePointer<Float>, _ n: Int,
+                       _ b0: Float, _ b1: Float, _ a1: Float, _ a2: Float, _ state: UnsafeMutablePointer<Float>,
+                       _ coefficients: UnsafePointer<Float>) {
+        k.pointee.biquad(x, y, n, b0, b1, a1, a2, state, coefficients)
+    }
+    @_semantics("no_performance_analysis") @inline(never)
+    static func biquadPrepare(_ k: UnsafePointer<CSKKernels>, _ a1: Float, _ a2: Float, _ coefficients: UnsafeMutablePointer<Float>) {
+        k.pointee.biquadPrepare(a1, a2, coefficients)
     }
     @_semantics("no_performance_analysis") @inline(never)
     static func mix(_ k: UnsafePointer<CSKKernels>, _ x: UnsafePointer<Float>, _ l: UnsafeMutablePointer<Float>, _ r: UnsafeMutablePointer<Float>,

@@ -11,8 +11,10 @@
 //   half the memory of Float, and no conversion pass at load). Each point is converted and scaled
 //   by 1/32768 before the arithmetic above: int16 → float is exact and the scale a power of two,
 //   so the result is bit for bit what `cubic` gives on the points converted at load.
-// * biquad: the voice's low-pass, direct form I (state x1, x2, y1, y2): with FMA the recursion's
-//   critical path is one fused multiply-add per sample.
+// * biquad: the voice's low-pass, direct form I (state x1, x2, y1, y2), from x into y (x is left as
+//   it was: the caller keeps a block's input to find the state at any frame of it). The AVX2
+//   variant runs eight frames at a time from the recursion unrolled; its rounding then depends on
+//   where a call starts, so the caller starts calls at fixed places (SamplerSynth+Voices.swift).
 // * mix: out += x · (gain + k·step) on both sides, the gains a linear ramp from the values at the
 //   run's first frame.
 //
@@ -32,13 +34,20 @@
 extern "C" {
 #endif
 
+/// Floats of a low-pass's prepared coefficients (CSKKernels.biquadPrepare).
+#define CSK_BIQUAD_COEFFICIENTS 80
+
 typedef struct CSKKernels {
     /// out[k] = cubic(s, phase + k·incr) for k < n; returns phase + n·incr.
     uint64_t (*cubic)(const float *samples, float *out, ptrdiff_t n, uint64_t phase, uint64_t incr);
     /// out[k] = cubic(s / 32768, phase + k·incr) for k < n; returns phase + n·incr.
     uint64_t (*cubic16)(const int16_t *samples, float *out, ptrdiff_t n, uint64_t phase, uint64_t incr);
-    /// In place: y = b0·x + b1·x1 + b0·x2 − a1·y1 − a2·y2 (b2 = b0: a low-pass); state = {x1, x2, y1, y2}.
-    void (*biquad)(float *x, ptrdiff_t n, float b0, float b1, float a1, float a2, float *state);
+    /// y = b0·x + b1·x1 + b0·x2 − a1·y1 − a2·y2 (b2 = b0: a low-pass), from x into y (distinct
+    /// buffers); state = {x1, x2, y1, y2}; `coefficients`: what `biquadPrepare` made of a1, a2.
+    void (*biquad)(const float *x, float *y, ptrdiff_t n, float b0, float b1, float a1, float a2, float *state,
+                   const float *coefficients);
+    /// Fills `coefficients` (CSK_BIQUAD_COEFFICIENTS floats) for `biquad` with these a1, a2.
+    void (*biquadPrepare)(float a1, float a2, float *coefficients);
     /// left[k] += x[k]·(gainLeft + (offset + k)·stepLeft), right likewise, for k < n.
     void (*mix)(const float *x, float *left, float *right, ptrdiff_t n, float gainLeft, float stepLeft,
                 float gainRight, float stepRight, ptrdiff_t offset);
