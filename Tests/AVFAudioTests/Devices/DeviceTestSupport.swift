@@ -55,13 +55,13 @@ enum CounterSignal {
 final class ChildProcess {
     let pid: pid_t
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String], stdout: String? = nil) throws {
+    init(_ executable: String, _ arguments: [String], environment: [String: String], stdout: String? = nil, stderrToo: Bool = false) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, stdout ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if stderrToo { posix_spawn_file_actions_adddup2(&actions, 1, 2) } else { posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0) }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { argv.forEach { free($0) }; envp.forEach { free($0) } }
@@ -79,6 +79,20 @@ final class ChildProcess {
         var status: Int32 = 0
         if waitpid(pid, &status, WNOHANG) == pid { reaped = true }
         return !reaped
+    }
+
+    /// Waits for it to exit (at most `seconds`, then stops it); its exit status, nil when it was
+    /// stopped or killed by a signal.
+    @discardableResult
+    func wait(seconds: Double = 10) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        var status: Int32 = 0
+        while !reaped && Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
+            usleep(10_000)
+        }
+        guard reaped else { stop(); return nil }
+        return (status & 0x7F) == 0 ? (status >> 8) & 0xFF : nil
     }
 
     /// SIGTERM, then SIGKILL after 5 s; reaps it.

@@ -9,7 +9,12 @@ import Glibc
 #endif
 
 extension DeviceComponents {
-    static let jack = library("libjack.so.0") && executable("jackd") != nil
+    static let jack = library("libjack.so.0") && (executable("jackd") != nil || PrivateJACKServer.usesPipeWire)
+    /// PipeWire's JACK library (Debian pipewire-jack: a libjack.so.0 of its own, outside the default
+    /// library path, which `pw-jack` puts first) and the PipeWire daemon.
+    static let pipeWireJACKDirectory = ["/usr/lib/x86_64-linux-gnu/pipewire-0.3/jack", "/usr/lib/aarch64-linux-gnu/pipewire-0.3/jack"]
+        .first { FileManager.default.fileExists(atPath: $0 + "/libjack.so.0") }
+    static let pipeWireJACK = pipeWireJACKDirectory != nil && executable("pipewire") != nil && executable("pw-metadata") != nil
 }
 
 /// Serialises the JACK tests of every suite and test target in this process (and across
@@ -38,10 +43,21 @@ final class PrivateJACKServer {
     let period: Int
     private var process: ChildProcess?
 
+    /// True in the child process PipeWireJACKTests starts: the JACK tests' server is then a
+    /// private PipeWire daemon, reached through PipeWire's libjack (the child's library path).
+    static let usesPipeWire = ProcessInfo.processInfo.environment["AVAUDIO_TEST_JACK"] == "pipewire"
+
     init(name: String? = nil, rate: Int = 48_000, period: Int = 256) throws {
-        self.name = name ?? "avaudio-\(getpid())-\(UUID().uuidString.prefix(6))"
         self.rate = rate
         self.period = period
+        if Self.usesPipeWire {
+            // PipeWire's libjack names its server by the PipeWire remote: "pipewire-0" in the
+            // private runtime directory the parent gave this process (XDG_RUNTIME_DIR).
+            self.name = "pipewire-0"
+            try startPipeWire()
+            return
+        }
+        self.name = name ?? "avaudio-\(getpid())-\(UUID().uuidString.prefix(6))"
         var environment = ProcessInfo.processInfo.environment
         environment["JACK_NO_AUDIO_RESERVATION"] = "1"   // (no D-Bus device reservation)
         let log = NSTemporaryDirectory() + "jackd-\(self.name).log"
@@ -64,7 +80,31 @@ final class PrivateJACKServer {
     func stop() {
         process?.stop()
         process = nil
-        removeLeftovers()
+        if !Self.usesPipeWire { removeLeftovers() }
+    }
+
+    /// `pipewire` on its own (no session manager: the tests connect ports themselves), its clock
+    /// forced to `rate` and `period` frames through the settings metadata, as `pw-metadata -n
+    /// settings 0 clock.force-rate` does on a desktop; its Dummy-Driver node clocks the graph.
+    private func startPipeWire() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let log = NSTemporaryDirectory() + "pipewire-\(getpid()).log"
+        process = try ChildProcess(DeviceComponents.executable("pipewire")!, [], environment: environment, stdout: log)
+        let runtime = environment["XDG_RUNTIME_DIR"] ?? ""
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: runtime + "/pipewire-0") { usleep(50_000) }
+        for (key, value) in [("clock.force-rate", rate), ("clock.force-quantum", period)] {
+            let setting = try ChildProcess(DeviceComponents.executable("pw-metadata")!, ["-n", "settings", "0", key, "\(value)"],
+                                           environment: environment)
+            setting.wait()
+        }
+        for _ in 0..<100 {
+            if AudioDevices.jackServerRuns(server: name) { return }
+            guard process?.isRunning == true else { break }
+            usleep(100_000)
+        }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        stop()
+        throw NSError(domain: "PrivateJACKServer", code: 1, userInfo: [NSLocalizedDescriptionKey: "the private PipeWire server did not start: \(text.suffix(600))"])
     }
 
     /// Kills the server abruptly (SIGKILL), as a crash would.
