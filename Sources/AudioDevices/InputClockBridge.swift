@@ -57,7 +57,17 @@
 // was still 300-420 ppm off, the fill 9-19 frames (6-13 ms) from its target. Now: the first
 // estimate is within 0.4 ppm of the drift, from 3 s after it the mean is within 0.5 ppm, every
 // read within 6 ppm (the pitch wobble) and the smoothed fill within 0.2 frames of its target;
-// the sine through it is clean to -87 dB (-77 dB before).
+// the sine through it is clean to -87 dB (-77 dB before). What that scaled run hides: its
+// fragments (15 frames, 10.2 ms) and reads (13 frames, 8.1 ms) are not commensurate, so the
+// phase at which reads sample the capture sawtooth sweeps fast and averages out. At the real
+// rates, 441-frame fragments against 384-frame reads (10 and 8 ms exactly, as devices' periods
+// often are) sample it at a phase that slides only with the drift itself (a 2 ms cycle: 6.7 s at
+// 300 ppm), a wobble of about ±1 ms the least-squares slope cannot average out over the 12 s the
+// fill takes to cross its dead band: measured once (not in the suite: a debug build needs 80 s),
+// the first estimate was 330 ppm for +300 and -235 ppm for -300, and 3-11 s later the fill was
+// within 1.5 ms of its target and the mean 16 and 40 ppm off, converging on the PI loop's own
+// time scale (a minute or two). No overshoot past the drift from the P term any more; an
+// estimator that sees through the slide (timestamps of capture arrival) is still to do.
 //
 // Overruns. A reader that stalls (a blocked render thread) while capture goes on finds the ring
 // full: the writes drop the oldest frames and count one overrun per episode. The next read then

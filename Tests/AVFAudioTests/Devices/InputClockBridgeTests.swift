@@ -189,7 +189,10 @@ import AudioDevices
     // pitch wobble: the fill's wobble as the periods slide, through kp), the sine's residual
     // about -87 dB; required: 1 frame, 1 ppm, 8 ppm, -60 dB, and no underrun or overrun. (The
     // priming's dead band, an eighth of it, is the wait before the controller acts: at 0 ppm it
-    // never does, and the nominal ratio alone holds the fill within a frame.)
+    // never does, and the nominal ratio alone holds the fill within a frame.) These fragment and
+    // read sizes are not commensurate in time, unlike 441 against 384 frames at the real rates,
+    // where the first estimate is 10-20 % off (see the bridge's header): these bounds hold for
+    // the scaled run only.
     @Test(arguments: [(1_470.0, 1_600.0, 0.0), (1_470.0, 1_600.0, 100e-6), (1_470.0, 1_600.0, 300e-6), (1_470.0, 1_600.0, -300e-6),
                       (1_600.0, 1_470.0, 0.0), (1_600.0, 1_470.0, -100e-6), (1_600.0, 1_470.0, 300e-6), (1_600.0, 1_470.0, -300e-6)])
     func absorbsAClockDifferenceAcrossTwoRates(_ input: Double, _ output: Double, _ drift: Double) {
