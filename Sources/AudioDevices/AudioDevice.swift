@@ -176,7 +176,11 @@ public protocol AudioDevice: AnyObject {
     var outputLatency: Double { get }
     /// Seconds from a frame reaching the device's input to being handed to the render callback.
     var inputLatency: Double { get }
-    /// Underruns and overruns seen since the device was opened (recovered each time).
+    /// Underruns and overruns seen since the device was opened (recovered each time): output
+    /// that ran dry, and input that overflowed — the capture device's own buffer (ALSA's -EPIPE,
+    /// PulseAudio's overflow) or, in duplex, the InputClockBridge the captured frames wait in,
+    /// when the render stalled longer than it holds (one count per episode) — plus input reads
+    /// that found the bridge short.
     var xrunCount: Int { get }
     /// Whether the device thread obtained real-time scheduling (SCHED_FIFO); false until it ran.
     var isRealTime: Bool { get }

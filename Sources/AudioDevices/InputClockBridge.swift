@@ -26,18 +26,55 @@
 // capture fragment as the two devices' periods slide past each other (with 10 ms fragments and
 // 8 ms reads, ±0.5 ms with a period that grows as the drift shrinks), and a loop fast enough to
 // follow that would modulate the pitch with it; at this gain a 1 ms wobble moves the ratio by
-// 40 ppm. So that a slow loop needs no minutes to lock, it starts from the drift the copying
-// phase measured (how far the fill moved from its target, over how long) rather than from 0.
-// The fill is smoothed with a 1 s time constant, which removes period-sized jitter. |u| is
-// clamped to 1 % (crystals differ by far less; a larger difference is a misdeclared rate).
+// 40 ppm. So that a slow loop needs no minutes to lock, it starts from the drift the fill showed
+// before it left the dead band: the least-squares slope of every read's fill since the target
+// was taken (the two ends alone would carry the wobble into the estimate). And it starts
+// bumpless: the target moves to where that fitted line is at the switch, so the proportional
+// term starts at 0 instead of adding kp × the dead band (133 ppm for 3 ms) to the estimate,
+// which the slow loop would then take minutes to work off while the fill swings back across its
+// old target. The fill is smoothed with a 1 s time constant, which removes period-sized
+// jitter. |u| is clamped to 1 % (crystals differ by far less; a larger difference is a
+// misdeclared rate).
+//
+// The fill. What the controller steers is the latency the bridge adds: the frames in the ring
+// plus, while resampling, the input the converter has taken but not yet turned into output
+// (`SampleRateConverter.pendingInputFrames`, its filter's look-ahead included). That sum moves
+// only with the frames written and the frames read; the ring's count alone also moves with how
+// much the converter happened to take in its last piece. The converter is fed pieces rounded up,
+// so what it holds creeps up by half a frame a read until one read needs no new input: a
+// sawtooth a read high (0.8 s long at 8 kHz, too slow for the 1 s smoothing) that the
+// controller used to read as drift. The switch from copying to resampling is continuous in this
+// measure (the ring takes back the pre-roll, the fresh converter's pending input is minus as much).
 //
 // Two rates. When the capture device runs at another nominal rate than the playback device (a
 // USB microphone at 44.1 kHz, speakers at 48 kHz: two ALSA PCMs), the bridge resamples from the
 // start: the converter's ratio is the nominal out/in ratio times the controller's correction,
 // and the fill is counted in capture frames. While the clocks agree the conversion is exact
-// (ALSADuplexTests); the controller is not yet tuned for this case: in simulation (7,350 against
-// 8,000 Hz, ±300 ppm) its first drift estimate overshoots, as the frames held inside the
-// converter make the fill noisier than when copying.
+// (ALSADuplexTests). Simulated at 1,470 against 1,600 Hz both ways (44.1/48 kHz scaled by 30,
+// InputClockBridgeTests; a 12 ms dead band there) at ±100 and ±300 ppm. Before (the ring's count
+// as the fill, the loop started at the endpoint drift plus the P term): the first correction
+// was 765-810 ppm for a 300 ppm drift and 580-600 ppm for 100 ppm, and 3-11 s after it the mean
+// was still 300-420 ppm off, the fill 9-19 frames (6-13 ms) from its target. Now: the first
+// estimate is within 0.4 ppm of the drift, from 3 s after it the mean is within 0.5 ppm, every
+// read within 6 ppm (the pitch wobble) and the smoothed fill within 0.2 frames of its target;
+// the sine through it is clean to -87 dB (-77 dB before). What that scaled run hides: its
+// fragments (15 frames, 10.2 ms) and reads (13 frames, 8.1 ms) are not commensurate, so the
+// phase at which reads sample the capture sawtooth sweeps fast and averages out. At the real
+// rates, 441-frame fragments against 384-frame reads (10 and 8 ms exactly, as devices' periods
+// often are) sample it at a phase that slides only with the drift itself (a 2 ms cycle: 6.7 s at
+// 300 ppm), a wobble of about ±1 ms the least-squares slope cannot average out over the 12 s the
+// fill takes to cross its dead band: measured once (not in the suite: a debug build needs 80 s),
+// the first estimate was 330 ppm for +300 and -235 ppm for -300, and 3-11 s later the fill was
+// within 1.5 ms of its target and the mean 16 and 40 ppm off, converging on the PI loop's own
+// time scale (a minute or two). No overshoot past the drift from the P term any more; an
+// estimator that sees through the slide (timestamps of capture arrival) is still to do.
+//
+// Overruns. A reader that stalls (a blocked render thread) while capture goes on finds the ring
+// full: the writes drop the oldest frames and count one overrun per episode. The next read then
+// primes again, trimmed to the priming level whatever `trimsAtPriming` says (the stream already
+// has a gap there; a second costs nothing more), so the latency is back at once instead of the
+// controller reading a full ring as a clock difference and draining it at its 1 % limit, sharp
+// by 17 cents, for tens of seconds.
 //
 // Threading. One writer and one reader on the same thread (PulseAudio's mainloop thread, the
 // ALSA device thread of a two-PCM duplex), or any single thread in tests: no atomics, no locks. Nothing is allocated after init.
@@ -73,8 +110,9 @@ public final class InputClockBridge {
     /// The current correction in parts per million: how many more input frames than output frames
     /// the bridge consumes (positive: the capture clock runs fast). 0 while copying.
     public var correctionPPM: Double { isCompensating ? correction * 1e6 : 0 }
-    /// Reads that found too few frames (the rest was silence) and writes that found the ring full
-    /// (the oldest frames were dropped).
+    /// Reads that found too few frames (the rest was silence), and overflows of the ring between
+    /// two reads (writes found it full and dropped its oldest frames: one count however many
+    /// writes did, as a stalled reader meets a burst of small capture fragments).
     public private(set) var underruns = 0
     public private(set) var overruns = 0
     /// The fill (frames) the controller holds the ring at, once measured; nil before.
@@ -88,6 +126,12 @@ public final class InputClockBridge {
     private let ring: UnsafeMutablePointer<Float>     // channels × capacity, planar
     private var start = 0
     private var primed = false
+    /// A write dropped frames since the last read (see `read`).
+    private var overran = false
+    /// The same, for counting: one overrun per episode, however many writes it took.
+    private var overflowing = false
+    /// The next priming trims, as after an overrun.
+    private var trimsOnce = false
     /// Frames read since the last priming (history behind `start` that is still intact).
     private var readSincePriming = 0
     /// Seconds of reading since the last priming.
@@ -106,6 +150,9 @@ public final class InputClockBridge {
     private var smoothingStarts = false
     /// `elapsed` when the target fill was taken.
     private var targetTakenAt = 0.0
+    /// Least-squares sums of the fill's excess (seconds) against the time since the target was
+    /// taken, over the reads before the controller starts: n, Σt, Σt², Σf, Σtf.
+    private var trend = (n: 0.0, t: 0.0, tt: 0.0, f: 0.0, tf: 0.0)
     /// Output frames per input frame at the two nominal rates (1 on one rate).
     private let nominalRatio: Double
     /// The rates differ: the bridge resamples always, never copies.
@@ -186,7 +233,9 @@ public final class InputClockBridge {
         if drop > 0 {
             start = (start + drop) % capacity
             count -= drop
-            overruns += 1
+            if !overflowing { overruns += 1 }
+            overflowing = true
+            if primed { overran = true }
         }
         var written = 0
         while written < n {
@@ -214,6 +263,18 @@ public final class InputClockBridge {
     @discardableResult
     public func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Bool {
         precondition(n >= 0 && n <= maximumReadFrames, "InputClockBridge.read: \(n) frames; at most \(maximumReadFrames)")
+        overflowing = false
+        if overran {
+            // The ring filled while the reader was away (a stalled render) and the writes dropped
+            // its oldest frames: the stream already has a gap here. The bridge primes again,
+            // trimmed to the priming level whatever `trimsAtPriming` says (a second gap costs
+            // nothing more than the first), so the latency returns to its usual level at once
+            // instead of the controller reading the full ring as a clock difference and draining
+            // it at its 1 % limit, audibly sharp, for tens of seconds.
+            overran = false
+            restart()
+            trimsOnce = true
+        }
         if !primed {
             // (on two rates the fresh converter takes its pre-roll, `leadingFrames`, from the
             // ring at the first read: those are waited for too)
@@ -228,7 +289,7 @@ public final class InputClockBridge {
             // just as the controller takes over).
             let level = primingFrames + (resamplesAlways ? converter.leadingFrames : 0)
                 + (compensates ? converter.leadingFrames + deadBandFrames : 0)
-            if trimsAtPriming && count > level {
+            if (trimsAtPriming || trimsOnce) && count > level {
                 // Nothing has been handed out since the priming began (reads returned silence), so
                 // dropping the oldest frames now costs no discontinuity, and the fill (the latency
                 // this bridge adds) starts at exactly that level, not at wherever the last capture
@@ -237,6 +298,7 @@ public final class InputClockBridge {
                 start = (start + excess) % capacity
                 count -= excess
             }
+            trimsOnce = false
             readSincePriming = 0
             elapsed = 0
             smoothingStarts = true
@@ -245,21 +307,27 @@ public final class InputClockBridge {
         if produced < n {
             for c in 0..<channels { (output[c] + produced).update(repeating: 0, count: n - produced) }
             underruns += 1
-            primed = false
+            restart()
             primingFrames = min(maximumPrimingFrames, primingFrames + primingStep)
-            if isCompensating {
-                converter.reset()
-                isCompensating = resamplesAlways
-                controlling = false
-                integral = 0
-                correction = 0
-                converter.setRatio(nominalRatio)
-            }
-            targetFill = nil
             return false
         }
         control(frames: n)
         return true
+    }
+
+    /// After a gap in the stream (an underrun or an overrun): back to priming, and to copying on
+    /// one rate; the controller starts over (its target was a level the gap has moved away from).
+    private func restart() {
+        primed = false
+        if isCompensating {
+            converter.reset()
+            isCompensating = resamplesAlways
+            controlling = false
+            integral = 0
+            correction = 0
+            converter.setRatio(nominalRatio)
+        }
+        targetFill = nil
     }
 
     private func copy(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Int {
@@ -302,6 +370,13 @@ public final class InputClockBridge {
         return produced
     }
 
+    /// The fill the controller steers: the frames in the ring plus, while resampling, the input
+    /// the converter has taken but not yet turned into output (`pendingInputFrames`), in capture
+    /// frames. That sum is the bridge's latency, and it moves only with the frames written and
+    /// the frames read; the ring's count alone also moves with how much the converter happened to
+    /// take in its last piece (see the note at the top of the file).
+    private var fill: Double { Double(count) + (isCompensating ? converter.pendingInputFrames : 0) }
+
     /// The dead band (see `control`), in capture frames: an eighth of the priming level, at least 2 ms.
     private var deadBandFrames: Int { max(primingFrames / 8, Int((0.002 * inputSampleRate).rounded(.up))) }
 
@@ -311,19 +386,24 @@ public final class InputClockBridge {
         let dt = Double(n) / sampleRate
         elapsed += dt
         let alpha = min(1, dt / Self.smoothingSeconds)
+        let fill = self.fill
         if smoothingStarts {
-            smoothedFill = Double(count)
+            smoothedFill = fill
             smoothingStarts = false
         }
-        smoothedFill += (Double(count) - smoothedFill) * alpha
+        smoothedFill += (fill - smoothedFill) * alpha
         guard elapsed >= Self.settleSeconds else { return }
-        guard let target = targetFill else {
+        guard var target = targetFill else {
             targetFill = smoothedFill
             targetTakenAt = elapsed
+            trend = (0, 0, 0, 0, 0)
             return
         }
-        let error = (smoothedFill - target) / inputSampleRate   // seconds of excess input
+        var error = (smoothedFill - target) / inputSampleRate   // seconds of excess input
         if !controlling {
+            // The fill's trend since the target was taken (seconds of input against seconds).
+            let t = elapsed - targetTakenAt, f = (fill - target) / inputSampleRate
+            trend = (trend.n + 1, trend.t + t, trend.tt + t * t, trend.f + f, trend.tf + t * f)
             // The dead band: an eighth of the priming level (at least 2 ms), beyond averaged
             // jitter, and reached while the ring still holds most of its margin: the converter's
             // filter needs some of it (the frames it looks ahead), the rest absorbs the bursts in
@@ -331,10 +411,27 @@ public final class InputClockBridge {
             let deadBand = Double(deadBandFrames) / inputSampleRate
             guard abs(error) > deadBand, isCompensating || startCompensating() else { return }
             controlling = true
-            // Start from the drift the copy phase saw: the fill moved by `error` seconds of
-            // audio since the target was taken.
-            let measured = error / max(elapsed - targetTakenAt, dt)
+            // Start from the drift the copy phase saw: the slope of the fill since the target was
+            // taken, fitted by least squares to every read's fill (the two ends alone would
+            // carry the period-sized wobble into the estimate: at 100 ppm the fill takes 30 s to
+            // cross a 3 ms dead band, and 0.3 ms of wobble at either end is 10 ppm).
+            let d = trend.n * trend.tt - trend.t * trend.t
+            let measured = d > 0 ? (trend.n * trend.tf - trend.t * trend.f) / d : error / max(elapsed - targetTakenAt, dt)
             integral = max(-Self.maximumCorrection, min(Self.maximumCorrection, measured)) / Self.ki
+            // The fitted line's value now (seconds of excess input).
+            let now = d > 0 ? (trend.f + measured * (t * trend.n - trend.t)) / trend.n : error + measured * Self.smoothingSeconds
+            // Bumpless: the target moves to where the fill is now, so the proportional term
+            // starts from 0 instead of kicking the ratio by kp × the dead band (133 ppm for 3 ms)
+            // on top of the drift, which the slow loop would then take minutes to work off, the
+            // fill swinging back across the target meanwhile. The latency stays a dead band
+            // from where it started, which the priming level leaves room for. The target, and
+            // the smoothed fill, are put where the fitted line is now: the smoothed fill trails
+            // a ramp by its slope × the smoothing time, and once the ramp stops it would catch up
+            // by as much (300 ppm × 1 s is 0.3 ms, which through kp is 12 ppm, a minute to work off).
+            target += now * inputSampleRate
+            targetFill = target
+            smoothedFill = target
+            error = 0
         }
         integral = max(-Self.maximumCorrection / Self.ki, min(Self.maximumCorrection / Self.ki, integral + error * dt))
         correction = max(-Self.maximumCorrection, min(Self.maximumCorrection, Self.kp * error + Self.ki * integral))
@@ -352,11 +449,8 @@ public final class InputClockBridge {
         start = (start - lead + capacity) % capacity
         count += lead
         isCompensating = true
-        // From now on the converter holds the frames its filter looks ahead (its reach, about
-        // `leadingFrames`), which the ring held before: the ring's target drops by as many, so
-        // that the latency stays what it was instead of the controller slowing down to refill them.
-        targetFill = (targetFill ?? Double(count)) - Double(lead)
-        smoothedFill -= Double(lead)
+        // (the fill is continuous across the switch: the ring gained `lead` frames, and the
+        // fresh converter's pending input is −`lead` until it has taken them as its pre-roll)
         return true
     }
 }

@@ -1,5 +1,6 @@
 // The input clock bridge runs on the device thread (PulseAudio's mainloop thread, in duplex):
-// writing captured frames and reading them, copying and resampling, allocates nothing.
+// writing captured frames and reading them, copying and resampling, and an overrun (the ring
+// overflowing while the reader stalls, then priming again) allocate nothing.
 import Testing
 import AudioDevices
 
@@ -25,5 +26,13 @@ import AudioDevices
         let resampling = allocations(afterWarmUp: 4, iterations: 200) { cycle() }
         #expect(copying == .none, "copying: \(copying)")
         #expect(resampling == .none, "resampling: \(resampling)")
+        // A stalled reader: four writes of 1,000 frames overflow the ring; the next read primes
+        // again (trimmed) and resamples on.
+        let overrunning = allocations(afterWarmUp: 2, iterations: 20) {
+            for _ in 0..<4 { captured.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: 1_000) } }
+            for _ in 0..<3 { outputs.withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: period) } }
+        }
+        #expect(bridge.overruns >= 20)
+        #expect(overrunning == .none, "overrunning: \(overrunning)")
     }
 }

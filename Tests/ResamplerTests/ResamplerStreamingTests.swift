@@ -215,6 +215,48 @@ struct ResamplerStreamingTests {
         for c in [1, 13, 700] { #expect(run(c) == whole, "chunk \(c)") }
     }
 
+    @Test("pendingInputFrames is the input consumed beyond the next output's time, ramps included",
+          arguments: [false, true])
+    func pendingInputFrames(variable: Bool) {
+        // 44.1 -> 48 kHz with .preroll (origin = leadingFrames): output m lies at input time
+        // origin + m x 44.1/48 at a constant ratio; a variable converter glides from there to
+        // step s1 over R outputs (step k = s0 + k (s1 - s0) / R, k = 1...R), so the time of the
+        // next output after m outputs is the sum of the steps so far. Fed in pieces of 37 frames,
+        // asked for 50 at most, checked after every call against that sum (analytic, to 1e-9).
+        let src = variable
+            ? SampleRateConverter(inputRate: 44_100, outputRate: 48_000, channels: 1, quality: .low, priming: .preroll, variableRatio: 0.9...1.1)
+            : SampleRateConverter(inputRate: 44_100, outputRate: 48_000, channels: 1, quality: .low, priming: .preroll)
+        let s0 = 44_100.0 / 48_000, s1 = 1 / 1.05, rampFrames = 700
+        if variable { src.setRatio(1.05, rampFrames: rampFrames) }
+        func time(afterOutputs m: Int) -> Double {
+            guard variable else { return Double(m) * s0 }
+            let r = min(m, rampFrames), d = (s1 - s0) / Double(rampFrames)
+            return Double(r) * s0 + d * Double(r * (r + 1)) / 2 + Double(m - r) * s1
+        }
+        #expect(src.pendingInputFrames == -Double(src.leadingFrames))
+        let x = [Float](repeating: 0.25, count: 37)
+        var out = [Float](repeating: 0, count: 50)
+        var worst = 0.0
+        for _ in 0..<100 {
+            x.withUnsafeBufferPointer { xb in
+                out.withUnsafeMutableBufferPointer { ob in
+                    [xb.baseAddress!].withUnsafeBufferPointer { i in
+                        [ob.baseAddress!].withUnsafeBufferPointer { o in
+                            var consumed = 0
+                            while consumed < 37 {
+                                consumed += src.process(input: i, offset: consumed, inputFrames: 37 - consumed, output: o, outputCapacity: 50).consumed
+                                let expected = Double(src.framesConsumed - src.leadingFrames) - time(afterOutputs: src.framesProduced)
+                                worst = max(worst, abs(src.pendingInputFrames - expected))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(src.framesProduced > rampFrames + 1_000)
+        #expect(worst < 1e-9, "pendingInputFrames off by \(worst)")
+    }
+
     @Test("Float64 input and output give the Float32 result to within Float32 rounding")
     func float64() {
         let x = sine(3000, rate: 96000, frames: 9600)

@@ -107,7 +107,10 @@ extension AVAudioEngine {
     }
 
     /// The running device's description and xrun count (not part of Apple's API, which has no
-    /// xrun counter): underruns and overruns the backend recovered since the device was opened.
+    /// xrun counter): underruns and overruns the backend recovered since the device was opened,
+    /// output and input alike (an input overrun: captured audio dropped because the render did
+    /// not come back in time; see `AudioDevice.xrunCount`; tested end to end through PulseAudio
+    /// in PulseAudioInputOverrunTests).
     public var _audioDeviceName: String? { lock.lock(); defer { lock.unlock() }; return device?.name }
     public var _audioDeviceXrunCount: Int { lock.lock(); defer { lock.unlock() }; return device?.xrunCount ?? 0 }
     /// Whether the device thread runs with real-time priority (SCHED_FIFO granted).

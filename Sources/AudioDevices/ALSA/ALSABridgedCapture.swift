@@ -10,7 +10,7 @@
 // render exactly one playback period. The bridge resamples from the capture rate to the playback
 // rate and steers its ratio on its own fill, so that the input neither grows nor starves over
 // hours (InputClockBridge.swift; the same bridge PulseAudio's duplex uses; its controller is
-// validated on one nominal rate, not yet tuned for two: see its header).
+// simulated on two nominal rates as on one: see its header).
 //
 // How much to take. Everything available, but never more than the bridge has room for: a real
 // capture PCM has only what its clock produced since the last cycle (about one playback

@@ -20,7 +20,10 @@
 // it copies them exactly while the two clocks agree and switches to the varispeed resampler when
 // its fill drifts; when it holds too few, the rest of that input is silence and counted as an
 // xrun, and the bridge primes again with a larger margin (a jitter buffer that settles on the
-// smallest margin this server's timing allows). Input-only: each captured period is handed to the render callback as it arrives (its
+// smallest margin this server's timing allows). When the render stalls longer than the bridge
+// holds, the captured audio the server kept meanwhile arrives in one burst and overflows it: the
+// oldest frames are dropped, counted as one xrun, and the bridge primes again at its usual level
+// (PulseAudioInputOverrunTests). Input-only: each captured period is handed to the render callback as it arrives (its
 // output is discarded).
 #if canImport(Glibc)
 import Glibc

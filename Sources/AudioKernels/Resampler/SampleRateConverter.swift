@@ -305,6 +305,32 @@ public final class SampleRateConverter {
         }
     }
 
+    /// How far the input consumed so far reaches beyond the time of the next output frame, in
+    /// input frames (fractional): the input the converter holds that is not yet turned into
+    /// output, its filter's look-ahead included. Input frame j lies at time j − origin (origin
+    /// as in `outputFrames(forInputFrames:)`), so this is `framesConsumed` − origin − the next
+    /// output's time. A caller that keeps audio in a queue in front of the converter gets its
+    /// true latency as the queue's length plus this: it moves by exactly the frames written and
+    /// the output frames taken (times the step), however the converter's input was chunked. With a
+    /// variable ratio the time is the converter's own position (ramps included); with a fixed
+    /// ratio, `framesProduced` × inputRate / outputRate. Negative while a `.preroll` converter
+    /// has not yet received its pre-roll.
+    public var pendingInputFrames: Double {
+        switch kind {
+        case .copy: return 0   // (input passes straight through)
+        case .single: return Self.pending(single.unsafelyUnwrapped.pointee.consumedTotal, single.unsafelyUnwrapped.pointee.timeOrigin,
+                                          single.unsafelyUnwrapped.pointee.producedTotal, inputRate / outputRate)
+        case .double: return Self.pending(double.unsafelyUnwrapped.pointee.consumedTotal, double.unsafelyUnwrapped.pointee.timeOrigin,
+                                          double.unsafelyUnwrapped.pointee.producedTotal, inputRate / outputRate)
+        case .variableSingle: return variableSingle.unsafelyUnwrapped.pointee.pendingInputFrames
+        case .variableDouble: return variableDouble.unsafelyUnwrapped.pointee.pendingInputFrames
+        }
+    }
+
+    private static func pending(_ consumed: Int, _ origin: Int, _ produced: Int, _ step: Double) -> Double {
+        Double(consumed - origin) - Double(produced) * step
+    }
+
     // MARK: variable ratio
 
     /// The current conversion ratio (output frames per input frame).

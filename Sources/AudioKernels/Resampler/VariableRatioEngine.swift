@@ -160,6 +160,9 @@ struct VariableRatioEngine<T: ResamplerScalar> {
 
     @inline(__always) var position: Double { Double(posInt) + Double(posFrac) * 0x1p-64 }
 
+    /// Consumed input beyond the next output's time (input frame j sits at `leadZeros + j`).
+    var pendingInputFrames: Double { Double(leadZeros + consumedTotal - posInt) - Double(posFrac) * 0x1p-64 }
+
     func inputFramesNeeded(forOutputFrames outputs: Int) -> Int {
         if outputs <= 0 { return 0 }
         // position of the last requested output, with the ramp
