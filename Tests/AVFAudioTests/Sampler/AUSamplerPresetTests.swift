@@ -264,6 +264,33 @@ import AudioAnalysis
         do { _ = try Self.load(wrong) } catch let e as NSError { #expect(e.code == Int(kAudioUnitErr_InvalidPropertyValue)) }
     }
 
+    @Test("A preset referencing a DLS bank plays the instrument it names (bank and program)")
+    func dlsReference() throws {
+        let dir = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // a looped 440 Hz sine at unity note 69 (100 points a period at 44 kHz), as bank 0 program 5;
+        // program 6 holds the same wave an octave up, so that the wrong instrument would show
+        var wave = DLSBuilder.sineWave(period: 100, cycles: 20)
+        wave.wsmp = DLSBuilder.Wsmp(unityNote: 69, loops: [(0, 100, 1_800)])
+        var b = DLSBuilder()
+        b.waves = [wave]
+        b.instruments = [DLSBuilder.Instrument(name: "Five", program: 5, regions: [DLSBuilder.Region(tableIndex: 0)]),
+                         DLSBuilder.Instrument(name: "Six", program: 6,
+                                               regions: [DLSBuilder.Region(wsmp: DLSBuilder.Wsmp(unityNote: 57, loops: [(0, 100, 1_800)]), tableIndex: 0)])]
+        let bank = dir.appendingPathComponent("bank.dls")
+        try Data(b.bytes()).write(to: bank)
+        for (program, expected) in [(5, 880.0), (6, 1_760.0)] {
+            let url = try Self.write(Self.preset(zones: [], refs: [268_435_457: bank.path], instrument: ["bank MSB": 0x79, "bank LSB": 0, "program": program]),
+                                     to: dir.appendingPathComponent("bank\(program).aupreset"))
+            let c = Self.cents(try Self.play(try Self.load(url), key: 81).left, expected)
+            #expect(abs(c) < 1, "program \(program): \(c) cents from \(expected) Hz")
+        }
+        // a program the bank lacks: the bank's own error
+        let wrong = try Self.write(Self.preset(zones: [], refs: [1: bank.path], instrument: ["program": 7]),
+                                   to: dir.appendingPathComponent("wrong.aupreset"))
+        do { _ = try Self.load(wrong); Issue.record("a missing program loaded") } catch let e as NSError { #expect(e.code == Int(kAudioUnitErr_InvalidPropertyValue)) }
+    }
+
     @Test("Hostile presets: wrong types, huge numbers, deep nesting, not a plist — an error naming the key, never a trap")
     func hostilePresets() throws {
         let dir = try Self.folder()
