@@ -119,7 +119,8 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
     /// AIFF's `INST` (with its `MARK` loop markers) and CAF's `inst` chunk give the root key
     /// (with WAV's pitch fraction, AIFF's detune), AIFF and CAF the key and velocity ranges, WAV
     /// and AIFF a sustain loop, played while the key is held (then the sample plays on through
-    /// its release). Gain and CAF's `regn` loops are not read yet.
+    /// its release), and AIFF's and CAF's gain (in decibels) scales the file's sample. CAF's `regn`
+    /// loops are not read yet.
     ///
     /// Without metadata, one file plays across the whole keyboard with its original pitch on
     /// middle C (key 60), and several files are laid out on consecutive keys from middle C, each
@@ -145,11 +146,13 @@ open class AVAudioUnitSampler: AVAudioUnitMIDIInstrument {
             let channels = Int(buffer.format.channelCount)
             var z = PlayZone()
             z.start = samples.count
-            // (stereo files are mixed to mono at half level per side)
+            // (stereo files are mixed to mono at half level per side; the file's own gain — AIFF
+            // INST, CAF inst — scales its points, boosts included)
+            let gain = Float(pow(10, (info?.gainDecibels ?? 0) / 20))
             for f in 0..<n {
                 var s: Float = 0
                 for c in 0..<channels { s += buffer.floatChannelData![c][f] }
-                samples.append(channels > 1 ? s / Float(channels) : s)
+                samples.append((channels > 1 ? s / Float(channels) : s) * gain)
             }
             z.end = samples.count
             z.loopStart = z.start; z.loopEnd = z.end; z.loopMode = 0

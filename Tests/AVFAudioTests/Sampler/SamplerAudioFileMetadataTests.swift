@@ -46,7 +46,7 @@ import AudioAnalysis
 
     /// A mono 16-bit AIFF with an `INST` chunk and, for a sustain loop, two markers.
     static func aiff(_ samples: [Int16], base: UInt8, detune: Int8 = 0, keys: (UInt8, UInt8), velocities: (UInt8, UInt8),
-                     loop: (UInt32, UInt32)? = nil) throws -> URL {
+                     loop: (UInt32, UInt32)? = nil, gain: Int16 = 0) throws -> URL {
         // 44,100 as an 80-bit extended float: exponent 16383 + 15, mantissa 44100 << 48.
         let rate80: [UInt8] = be16(16_383 + 15) + be64(UInt64(rate) << 48)
         var chunks = id("COMM") + be32(18) + be16(1) + be32(UInt32(samples.count)) + be16(16) + rate80
@@ -57,18 +57,18 @@ import AudioAnalysis
             let mark = be16(2) + be16(1) + be32(loop.0) + [1] + id("a") + be16(2) + be32(loop.1) + [1] + id("b")
             chunks += id("MARK") + be32(UInt32(mark.count)) + mark
         }
-        let inst: [UInt8] = [base, UInt8(bitPattern: detune), keys.0, keys.1, velocities.0, velocities.1] + be16(0)
+        let inst: [UInt8] = [base, UInt8(bitPattern: detune), keys.0, keys.1, velocities.0, velocities.1] + be16(UInt16(bitPattern: gain))
             + be16(loop == nil ? 0 : 1) + be16(1) + be16(2) + be16(0) + be16(0) + be16(0)
         chunks += id("INST") + be32(UInt32(inst.count)) + inst
         return try write(id("FORM") + be32(UInt32(4 + chunks.count)) + id("AIFF") + chunks, "aif")
     }
 
     /// A mono 16-bit big-endian CAF with an `inst` chunk.
-    static func caf(_ samples: [Int16], base: Float, keys: (UInt8, UInt8)) throws -> URL {
+    static func caf(_ samples: [Int16], base: Float, keys: (UInt8, UInt8), gain: Float = 0) throws -> URL {
         var bytes = id("caff") + be16(1) + be16(0)
         let desc = be64(Double(rate).bitPattern) + id("lpcm") + be32(0) + be32(2) + be32(1) + be32(1) + be32(16)
         bytes += id("desc") + be64(UInt64(desc.count)) + desc
-        let inst = be32(base.bitPattern) + [keys.0, keys.1, 1, 127] + be32(Float(0).bitPattern) + be32(0) + be32(0) + be32(0) + be32(0)
+        let inst = be32(base.bitPattern) + [keys.0, keys.1, 1, 127] + be32(gain.bitPattern) + be32(0) + be32(0) + be32(0) + be32(0)
         bytes += id("inst") + be64(UInt64(inst.count)) + inst
         let data = be32(0) + samples.flatMap { be16(UInt16(bitPattern: $0)) }
         bytes += id("data") + be64(UInt64(data.count)) + data
@@ -157,6 +157,27 @@ import AudioAnalysis
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(abs(Self.cents(try Self.play([url], key: 81), 880)) < 0.1)
         #expect(try Self.play([url], key: 91, frames: 4_800).allSatisfy { $0 == 0 })   // above the key range
+    }
+
+    @Test("AIFF's and CAF's gain (dB) scale the file's sample, cuts and boosts alike")
+    func instrumentGain() throws {
+        let tone = Self.sine(440, frames: Self.rate / 2, amplitude: 0.1)
+        var urls: [URL] = []
+        defer { urls.forEach { try? FileManager.default.removeItem(at: $0) } }
+        func level(_ url: URL) throws -> Double {
+            urls.append(url)
+            return rmsDB(try Self.play([url], key: 69)[2_000..<20_000])
+        }
+        let aiff0 = try level(Self.aiff(tone, base: 69, keys: (0, 127), velocities: (1, 127)))
+        for gain in [-12, -6, 6] {
+            let d = try level(Self.aiff(tone, base: 69, keys: (0, 127), velocities: (1, 127), gain: Int16(gain))) - aiff0
+            #expect(abs(d - Double(gain)) < 0.01, "AIFF gain \(gain) dB: level changed by \(d) dB")
+        }
+        let caf0 = try level(Self.caf(tone, base: 69, keys: (0, 127)))
+        for gain: Float in [-9.5, 3] {
+            let d = try level(Self.caf(tone, base: 69, keys: (0, 127), gain: gain)) - caf0
+            #expect(abs(d - Double(gain)) < 0.01, "CAF gain \(gain) dB: level changed by \(d) dB")
+        }
     }
 
     @Test("Hostile instrument chunks are ignored: the file still loads and plays at the layout without metadata")
