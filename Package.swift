@@ -55,8 +55,9 @@ let package = Package(
         // The ALAC encoder's predictor and bit-count loops in C (portable, exact). No Apple names;
         // no allocation.
         .target(name: "CALACKernels"),
-        // Codecs (FLAC so far), from their specifications. No Apple names.
-        .target(name: "AudioCodecs", dependencies: ["CFLACKernels", "CALACKernels"], swiftSettings: optimize),
+        // Codecs (Apple Lossless, FLAC, Vorbis), from their specifications. No Apple names. Vorbis uses
+        // AudioKernels' MDCT.
+        .target(name: "AudioCodecs", dependencies: ["CFLACKernels", "CALACKernels", "AudioKernels"], swiftSettings: optimize),
         // Standard MIDI Files read and written exactly, and tempo maps. No Apple names.
         .target(name: "MIDIFiles", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
