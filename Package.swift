@@ -63,8 +63,9 @@ let package = Package(
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
         .target(name: "AudioDevices", dependencies: ["AudioKernels"], swiftSettings: swift5),
-        // SoundFont 2 banks: the RIFF parser and zone resolution. No Apple names.
-        .target(name: "SoundBanks", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        // SoundFont 2 banks: the RIFF parser and zone resolution; SF3's Ogg Vorbis samples decoded by
+        // AudioCodecs. No Apple names.
+        .target(name: "SoundBanks", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
         // No Apple names; nothing allocated or locked on the render side.
         .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels", "AudioKernels"], swiftSettings: optimize),

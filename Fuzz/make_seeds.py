@@ -191,6 +191,24 @@ try:
         put('ogg', 'ffmpeg-flac-chain.oga', _chain[:MAX])
 except Exception as e:
     print('no Ogg seeds (%s)' % e)
+# ---- Ogg Vorbis: short files oggenc (vorbis-tools) or ffmpeg's libvorbis writes, for the vorbis target ----
+try:
+    import subprocess as _sp, tempfile as _tf, shutil as _sh
+    with _tf.TemporaryDirectory() as _tmp:
+        for _name, _rate, _ch, _dur, _q in [('mono-8k-q0.ogg', 8000, 1, 0.3, '0'), ('stereo-22k-q5.ogg', 22050, 2, 0.25, '5'),
+                                            ('6ch-8k-q-1.ogg', 8000, 6, 0.2, '-1'), ('stereo-44k-q10-short.ogg', 44100, 2, 0.02, '10')]:
+            _wav = os.path.join(_tmp, _name + '.wav')
+            _p = os.path.join(_tmp, _name)
+            _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=%g:sample_rate=%d' % (_dur, _rate),
+                     '-ac', str(_ch), _wav], check=True, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+            if _sh.which('oggenc'):
+                _sp.run(['oggenc', '-Q', '-q', _q, '-o', _p, _wav], check=True)
+            else:
+                _sp.run(['ffmpeg', '-v', 'error', '-y', '-i', _wav, '-c:a', 'libvorbis', '-q:a', _q, _p], check=True)
+            with open(_p, 'rb') as _f:
+                put('vorbis', 'vorbis-' + _name, _f.read()[:MAX])
+except Exception as e:
+    print('no Vorbis seeds (%s)' % e)
 # ---- MPEG audio and ADTS: short streams ffmpeg writes (when installed) for the mpeg target ----
 try:
     import subprocess as _sp, tempfile as _tf
