@@ -132,4 +132,31 @@ import AVFoundation
             #expect(bad == 0, "seek to \(start)")
         }
     }
+
+    /// Two oggenc files concatenated (a chain, RFC 3533 §4): the first link reads exactly as on
+    /// its own. A Vorbis link ends with a granule that trims its last packet, which PacketIndex
+    /// can honour only at the file's end, so the file ends with the first link and says so
+    /// (OggChain.swift); when a link needs no trim and the setups match, the second follows.
+    @Test func chainedLinksReadTheFirstExactly() throws {
+        guard Self.hasOggenc, ALAC.hasFFmpeg else { print("SKIP Ogg Vorbis chain: oggenc (vorbis-tools) or ffmpeg is not installed"); return }
+        let dir = try ALAC.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let a = try Self.makeOgg(dir, channels: 2, frames: 30_000, rate: 44_100, quality: 3)
+        let b = try Self.makeOgg(dir, channels: 2, frames: 20_000, rate: 44_100, quality: 4)
+        let chain = dir.appendingPathComponent("chain.ogg")
+        try (try Data(contentsOf: a) + Data(contentsOf: b)).write(to: chain)
+        let alone = try AVAudioFile(forReading: a)
+        let first = AVAudioPCMBuffer(pcmFormat: alone.processingFormat, frameCapacity: 30_000)!
+        try alone.read(into: first)
+        let file = try AVAudioFile(forReading: chain)
+        print("Vorbis chain of 30000 + 20000 frames reads as \(file.length) frames")
+        #expect(file.length == 30_000 || file.length == 50_000)
+        let whole = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 50_000)!
+        try file.read(into: whole)
+        #expect(Int(whole.frameLength) == Int(file.length))
+        let ours = Self.planes(whole), reference = Self.planes(first)
+        var bad = 0
+        for c in 0..<2 { for i in 0..<30_000 where ours[c][i] != reference[c][i] { bad += 1 } }
+        #expect(bad == 0)
+    }
 }

@@ -220,7 +220,7 @@ public final class VorbisDecoder {
             } else {
                 spectrum.update(repeating: 0, count: half)
             }
-            mdct.inverse(spectrum, block)
+            mdct.inverseFloat(spectrum, block)
             // Window.
             for i in 0..<leftStart { block[i] = 0 }
             for i in leftStart..<leftEnd { block[i] *= leftSlope[i - leftStart] }
