@@ -16,14 +16,20 @@
 // unchanged. A stream that does not decode leaves its sample out (its zones are skipped, as a
 // ROM sample's are) and adds a warning; the bank still loads.
 //
-// Hostile input: a stream's decoded frames are capped by its bytes (a Vorbis packet outputs at
-// most 4,096 frames and takes at least two bytes in a page) and by `maximumSF3Frames`, so the
-// pool stays proportional to the file.
+// Hostile input: a stream's decoded frames are capped by its bytes (`maximumSF3FramesPerByte`,
+// a warning when a stream reaches it) and the bank's by `maximumSF3Frames`, so the pool stays
+// proportional to the file.
 import AudioCodecs
 
 extension SoundFont {
     /// At most this many decoded frames per SF3 bank (2 GiB of Int16 points).
     static let maximumSF3Frames = 1 << 30
+    /// At most this many decoded frames per byte of a sample's stream. A Vorbis packet outputs
+    /// up to 4,096 frames from two bytes of page, but music compresses nowhere near that
+    /// (MuseScore_General_Lite: about 2 frames per byte; even digital silence costs libvorbis
+    /// a few bytes per 1,024 frames), and the pool must hold every frame at once, so a stream
+    /// is not allowed to claim more than 128 frames per byte.
+    static let maximumSF3FramesPerByte = 128
 
     /// Whether `header` is a compressed (SF3, Ogg Vorbis) sample.
     static func isCompressed(_ header: SF2Sample) -> Bool { header.sampleType & 0x10 != 0 && header.sampleType & 0x8000 == 0 }
@@ -48,9 +54,12 @@ extension SoundFont {
                 }
                 let bytes = UnsafeRawBufferPointer(rebasing: raw[h.start..<h.end])
                 do {
-                    let cap = min(Self.maximumSF3Frames - total, (h.end - h.start) * 2_048)
-                    let (channels, _) = try VorbisOggMemoryStream.decode(bytes, maximumFrames: max(0, cap))
+                    let cap = max(0, min(Self.maximumSF3Frames - total, (h.end - h.start) * Self.maximumSF3FramesPerByte))
+                    let (channels, _) = try VorbisOggMemoryStream.decode(bytes, maximumFrames: cap)
                     let mono = channels.first ?? []
+                    if mono.count == cap {
+                        warnings.append("sample '\(h.name)': its Ogg Vorbis stream decodes to more than \(cap) frames (\(Self.maximumSF3FramesPerByte) per byte of stream) and is cut there")
+                    }
                     var points = [Int16](repeating: 0, count: mono.count)
                     for i in mono.indices { points[i] = Int16(max(-32_768, min(32_767, (mono[i] * 32_768).rounded()))) }
                     decoded.append(points)
