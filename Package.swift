@@ -55,15 +55,17 @@ let package = Package(
         // The ALAC encoder's predictor and bit-count loops in C (portable, exact). No Apple names;
         // no allocation.
         .target(name: "CALACKernels"),
-        // Codecs (FLAC so far), from their specifications. No Apple names.
-        .target(name: "AudioCodecs", dependencies: ["CFLACKernels", "CALACKernels"], swiftSettings: optimize),
+        // Codecs (Apple Lossless, FLAC, Vorbis), from their specifications. No Apple names. Vorbis uses
+        // AudioKernels' MDCT.
+        .target(name: "AudioCodecs", dependencies: ["CFLACKernels", "CALACKernels", "AudioKernels"], swiftSettings: optimize),
         // Standard MIDI Files read and written exactly, and tempo maps. No Apple names.
         .target(name: "MIDIFiles", swiftSettings: optimize),
         // Audio devices: the device protocol, the null device, and the ALSA and PulseAudio backends
         // (libasound/libpulse loaded at run time with dlopen; nothing linked). No Apple names.
         .target(name: "AudioDevices", dependencies: ["AudioKernels"], swiftSettings: swift5),
-        // SoundFont 2 banks: the RIFF parser and zone resolution. No Apple names.
-        .target(name: "SoundBanks", dependencies: ["AudioKernels"], swiftSettings: optimize),
+        // SoundFont 2 banks: the RIFF parser and zone resolution; SF3's Ogg Vorbis samples decoded by
+        // AudioCodecs. No Apple names.
+        .target(name: "SoundBanks", dependencies: ["AudioKernels", "AudioCodecs"], swiftSettings: optimize),
         // The sampler's voice engine (sample playback, envelopes, LFOs, filter, voice allocation).
         // No Apple names; nothing allocated or locked on the render side.
         .target(name: "SamplerSynth", dependencies: ["SoundBanks", "CSamplerKernels", "AudioKernels"], swiftSettings: optimize),

@@ -191,6 +191,24 @@ try:
         put('ogg', 'ffmpeg-flac-chain.oga', _chain[:MAX])
 except Exception as e:
     print('no Ogg seeds (%s)' % e)
+# ---- Ogg Vorbis: short files oggenc (vorbis-tools) or ffmpeg's libvorbis writes, for the vorbis target ----
+try:
+    import subprocess as _sp, tempfile as _tf, shutil as _sh
+    with _tf.TemporaryDirectory() as _tmp:
+        for _name, _rate, _ch, _dur, _q in [('mono-8k-q0.ogg', 8000, 1, 0.3, '0'), ('stereo-22k-q5.ogg', 22050, 2, 0.25, '5'),
+                                            ('6ch-8k-q-1.ogg', 8000, 6, 0.2, '-1'), ('stereo-44k-q10-short.ogg', 44100, 2, 0.02, '10')]:
+            _wav = os.path.join(_tmp, _name + '.wav')
+            _p = os.path.join(_tmp, _name)
+            _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=%g:sample_rate=%d' % (_dur, _rate),
+                     '-ac', str(_ch), _wav], check=True, stdout=_sp.DEVNULL, stderr=_sp.DEVNULL)
+            if _sh.which('oggenc'):
+                _sp.run(['oggenc', '-Q', '-q', _q, '-o', _p, _wav], check=True)
+            else:
+                _sp.run(['ffmpeg', '-v', 'error', '-y', '-i', _wav, '-c:a', 'libvorbis', '-q:a', _q, _p], check=True)
+            with open(_p, 'rb') as _f:
+                put('vorbis', 'vorbis-' + _name, _f.read()[:MAX])
+except Exception as e:
+    print('no Vorbis seeds (%s)' % e)
 # ---- MPEG audio and ADTS: short streams ffmpeg writes (when installed) for the mpeg target ----
 try:
     import subprocess as _sp, tempfile as _tf
@@ -260,7 +278,7 @@ except Exception:
 # ---- SoundFont 2 banks (sf2): built field by field: one or two samples, instruments with global
 # and local zones, key/velocity splits, loops, sm24, every generator at a few values ----
 def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1, presets=1, loop_mode=1, rng=random.Random(7),
-             imods=(), pmods=()):
+             imods=(), pmods=(), ogg=None):
     def ck(cid, payload):
         return cid + struct.pack('<I', len(payload)) + payload + (b'\0' if len(payload) % 2 else b'')
     def lst(kind, chunks):
@@ -275,6 +293,11 @@ def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1
         pcm += struct.pack('<%dh' % n, *pts) + b'\0' * 92
         headers += name('S%d' % i) + struct.pack('<IIIIIBbHH', pos, pos + n, pos + 20, pos + n - 20, 22050 + 11025 * i, 60 + i, i - 1, 0, 1)
         pos += n + 46
+    if ogg is not None:
+        # SF3: the sample is an Ogg Vorbis stream, its header's start/end byte offsets, type 0x11.
+        pcm = ogg
+        headers = name('S0') + struct.pack('<IIIIIBbHH', 0, len(ogg), 20, 2000, 22050, 60, 0, 0, 0x11)
+        n_samples = 1
     headers += name('EOS') + b'\0' * 26
     sd = [ck(b'smpl', pcm)]
     if sm24:
@@ -308,6 +331,20 @@ def sf2_bank(n_samples=1, gens=(), pgens=(), sm24=False, version=(2, 1), zones=1
     return b'RIFF' + struct.pack('<I', len(body)) + body
 
 put('sf2', 'gen-minimal.sf2', sf2_bank())
+# SF3 (an Ogg Vorbis sample; SoundFont+SF3.swift), when oggenc or ffmpeg's libvorbis can make one.
+try:
+    import subprocess as _sp, tempfile as _tf, shutil as _sh
+    with _tf.TemporaryDirectory() as _tmp:
+        _wav, _ogg = os.path.join(_tmp, 's.wav'), os.path.join(_tmp, 's.ogg')
+        _sp.run(['ffmpeg', '-v', 'error', '-y', '-f', 'lavfi', '-i', 'sine=frequency=440:duration=0.1:sample_rate=22050', _wav], check=True)
+        if _sh.which('oggenc'):
+            _sp.run(['oggenc', '-Q', '-q', '0', '-o', _ogg, _wav], check=True)
+        else:
+            _sp.run(['ffmpeg', '-v', 'error', '-y', '-i', _wav, '-c:a', 'libvorbis', _ogg], check=True)
+        with open(_ogg, 'rb') as _f:
+            put('sf2', 'gen-sf3.sf3', sf2_bank(version=(3, 1), ogg=_f.read()))
+except Exception as e:
+    print('no SF3 seed (%s)' % e)
 put('sf2', 'gen-sm24.sf2', sf2_bank(sm24=True, version=(2, 4)))
 put('sf2', 'gen-split.sf2', sf2_bank(n_samples=2, zones=4, presets=3))
 put('sf2', 'gen-unlooped.sf2', sf2_bank(loop_mode=0))

@@ -27,7 +27,7 @@ SCRATCH=$ROOT/.build-fuzz
 BIN=$SCRATCH/release/avaudio-fuzz
 CORPUS=$SCRATCH/corpus
 FINDINGS=$SCRATCH/findings
-TARGETS=(wav aiff caf au flac alac settings converter codecconv smf sf2 dls aupreset plist mp4 ogg mpeg)   # the order of FuzzTarget.all (Registry.swift)
+TARGETS=(wav aiff caf au flac alac settings converter codecconv smf sf2 dls aupreset plist mp4 ogg mpeg vorbis)   # the order of FuzzTarget.all (Registry.swift)
 
 malloc_limit() {
   case "$1" in settings|converter) echo 512 ;; *) echo 64 ;; esac

@@ -45,6 +45,15 @@ public protocol AudioPacketDecoder: AnyObject {
     func reset()
 }
 
+/// A decoder whose samples are Float32 (a lossy transform codec: Vorbis). `decode` writes each
+/// sample's Float32 bit pattern into the Int32 slot (same size and alignment), and
+/// `bitsPerSample` is 32; callers that see this protocol read the buffer as Float32.
+/// `prerollPackets`: how many packets before the one wanted a decoder needs after `reset()`
+/// for that packet's samples to be right (Vorbis: 1, the overlap with the block before).
+public protocol AudioFloatPacketDecoder: AudioPacketDecoder {
+    var prerollPackets: Int { get }
+}
+
 /// Encodes interleaved Int32 frames into one codec's packets.
 public protocol AudioPacketEncoder: AnyObject {
     var channelCount: Int { get }
@@ -84,6 +93,7 @@ public enum AudioCodecRegistry {
     public static let all: [AudioCodecEntry] = [
         AudioCodecEntry(codec: 0x616C_6163, name: "Apple Lossless", makeDecoder: { try ALACDecoder(setup: $0) }, makeEncoder: { try ALACEncoder(setup: $0) }),
         AudioCodecEntry(codec: 0x666C_6163, name: "FLAC", makeDecoder: { try FLACPacketDecoder(setup: $0) }, makeEncoder: { try FLACPacketEncoder(setup: $0) }),
+        AudioCodecEntry(codec: vorbisFormatID, name: "Vorbis", makeDecoder: { try VorbisPacketDecoder(setup: $0) }),
     ]
 
     public static func entry(for codec: UInt32) -> AudioCodecEntry? { all.first { $0.codec == codec } }

@@ -1,11 +1,12 @@
 // Reads a file whose audio is in compressed packets (CAF, MP4/M4A/MOV or Ogg, with any codec in
-// AudioCodecRegistry: today Apple Lossless and FLAC) as the PCM readers deliver theirs: raw interleaved little-endian
+// AudioCodecRegistry: today Apple Lossless, FLAC and Vorbis) as the PCM readers deliver theirs: raw interleaved little-endian
 // integers, left-justified in 2, 3 or 4-byte containers, `validBitsPerSample` the stream's depth.
 //
 // The container parser gives a PacketIndex; the registry gives a decoder. The reader keeps the
 // decoded samples of one packet: sequential reads decode each packet once, and a seek decodes
 // only the packet it lands in (every ALAC and FLAC packet decodes on its own; a codec needing
-// pre-roll would decode the packets before too — none registered does). Positions are in the
+// pre-roll, Vorbis, decodes the packets before it too: AudioFloatPacketDecoder.prerollPackets).
+// A float decoder's samples (Vorbis) are delivered as Float32 (`.float32`, validBitsPerSample 32). Positions are in the
 // trimmed timeline: frame 0 is the first frame after the priming frames, and `frameCount`
 // (the index's validFrameCount) stops before the remainder.
 //
@@ -32,6 +33,8 @@ public final class PacketFileReader: @unchecked Sendable {
 
     private var file: RawFile
     private let decoder: AudioPacketDecoder
+    /// Packets a decoder must see before the one wanted after a seek (Vorbis: 1; FLAC, ALAC: 0).
+    private let preroll: Int
     /// Each packet's first frame in the decoded (untrimmed) timeline.
     private let packetStarts: [Int64]
     private let capacity: Int
@@ -76,6 +79,7 @@ public final class PacketFileReader: @unchecked Sendable {
             let size = Int(cookie[24]) << 24 | Int(cookie[25]) << 16 | Int(cookie[26]) << 8 | Int(cookie[27])
             if size >= 12 + 12, 24 + size <= cookie.count { layout = Array(cookie[36..<(24 + size)]) }
         }
+        if index.codec == OggVorbisMapping.codec { layout = OggVorbisMapping.channelLayoutData(channels: index.channelCount) }
         return CAFPacketStream(index: index, formatFlags: 0, framesPerPacket: perPacket, channelLayoutData: layout)
     }
 
@@ -95,11 +99,12 @@ public final class PacketFileReader: @unchecked Sendable {
             throw AudioFileFormatError(code: code, message: "\(quoted(path)): \(error.message)")
         }
         let encoding: SampleEncoding
+        let preroll = (decoder as? AudioFloatPacketDecoder)?.prerollPackets ?? 0
         switch decoder.bitsPerSample {
         case ...8: encoding = .signed8
         case ...16: encoding = .signed16
         case ...24: encoding = .signed24
-        default: encoding = .signed32
+        default: encoding = decoder is AudioFloatPacketDecoder ? .float32 : .signed32
         }
         // A packet decodes to at most the decoder's maximum (ALAC: the cookie's frame length):
         // a table claiming more is damaged, and is not let make the length absurd.
@@ -116,7 +121,7 @@ public final class PacketFileReader: @unchecked Sendable {
         // partial last packet) while the table's remainder does not say so (ffmpeg's CAF writer
         // records whole packets and no remainder): decode it once, so the length ends where the
         // audio does — where every decoder's output ends.
-        if let last = index.packets.last, last.byteCount > 0, last.byteCount <= 1 << 24, let file = try? RawFile.open(path: path, forWriting: false) {
+        if preroll == 0, let last = index.packets.last, last.byteCount > 0, last.byteCount <= 1 << 24, let file = try? RawFile.open(path: path, forWriting: false) {
             defer { _ = posixClose(file.fd) }
             var bytes = [UInt8](repeating: 0, count: last.byteCount)
             let scratch = UnsafeMutablePointer<Int32>.allocate(capacity: max(1, decoder.maximumFramesPerPacket) * decoder.channelCount)
@@ -132,6 +137,7 @@ public final class PacketFileReader: @unchecked Sendable {
         self.index = index
         self.stream = stream
         self.decoder = decoder
+        self.preroll = preroll
         self.description = AudioDataDescription(sampleRate: decoder.sampleRate, channelCount: decoder.channelCount, encoding: encoding,
                                                 bigEndian: false, validBitsPerSample: decoder.bitsPerSample,
                                                 channelLayoutData: stream.channelLayoutData)
@@ -179,6 +185,13 @@ public final class PacketFileReader: @unchecked Sendable {
             var k = packetStarts.lastIndex(before: first + 1)
             while done < wanted && k < packetStarts.count {
                 if held.packet != k {
+                    // A codec with pre-roll decodes from `preroll` packets earlier, unless the
+                    // packet before is the one just decoded (sequential reading).
+                    if preroll > 0 && held.packet != k - 1 {
+                        held = (-1, 0)
+                        decoder.reset()
+                        for j in max(0, k - preroll)..<k { _ = try decodePacket(j) }
+                    }
                     held = (-1, 0)
                     held = (k, try decodePacket(k))
                 }

@@ -81,9 +81,23 @@ private struct SF2Reader: LittleEndianFields {
                 throw fail(id, o, "its size (\(size) bytes) runs past the end of its '\(parent)' list (\(range.upperBound - o - 8) bytes left)")
             }
             result.append(Chunk(id: id, offset: o, data: (o + 8)..<(o + 8 + size)))
-            o += 8 + size + (size & 1)
+            o += 8 + size
+            // RIFF pads an odd-sized chunk with a byte; MuseScore's SF3 writer does not (its
+            // `smpl` of Ogg streams is often odd-sized, and the lists holding it too), and
+            // FluidSynth reads those banks. So the pad is skipped unless the byte where it would
+            // be starts a chunk header (four printable ASCII bytes and a size that fits) and the
+            // byte after does not.
+            if size & 1 == 1 && !(looksLikeChunk(o, before: range.upperBound) && !looksLikeChunk(o + 1, before: range.upperBound)) { o += 1 }
         }
         return result
+    }
+
+    /// Whether a chunk header fits at `o` (before `end`): four printable ASCII bytes and a size
+    /// within what is left.
+    func looksLikeChunk(_ o: Int, before end: Int) -> Bool {
+        guard o + 8 <= end else { return false }
+        for i in 0..<4 where !(0x20...0x7E).contains(bytes[o + i]) { return false }
+        return Int(u32(o + 4)) <= end - (o + 8)
     }
 
     mutating func read() throws -> SoundFont {
@@ -109,7 +123,7 @@ private struct SF2Reader: LittleEndianFields {
         let sdtaChunks = try chunks(in: (sdta.data.lowerBound + 4)..<sdta.data.upperBound, parent: "sdta")
         let smpl = sdtaChunks.first { $0.id == "smpl" }
         let sm24 = sdtaChunks.first { $0.id == "sm24" }
-        let pointCount = (smpl?.data.count ?? 0) / 2
+        var pointCount = (smpl?.data.count ?? 0) / 2
         // Samples: 16-bit little-endian; sm24 (ifil 2.04) adds a low byte per point when its size matches.
         let use24 = sm24.map { $0.data.count >= pointCount && font.version.major >= 2 && (font.version.major > 2 || font.version.minor >= 4) } ?? false
         font.has24BitSamples = use24
@@ -130,18 +144,21 @@ private struct SF2Reader: LittleEndianFields {
         } else {
             // 16-bit points: the file's bytes are the pool (little-endian Int16), read or copied
             // once into their final place.
-            let (pool, mapped) = PoolMemory.allocate(Int16.self, count: pointCount + SoundFont.guardFrames)
-            (pool.baseAddress! + pointCount).initialize(repeating: 0, count: SoundFont.guardFrames)
+            // An odd-sized chunk (SF3: Ogg streams, byte-sized) keeps its last byte too.
+            let byteCount = smpl?.data.count ?? 0
+            let held = (byteCount + 1) / 2
+            let (pool, mapped) = PoolMemory.allocate(Int16.self, count: held + SoundFont.guardFrames)
+            (pool.baseAddress! + pointCount).initialize(repeating: 0, count: held - pointCount + SoundFont.guardFrames)
             font.pool = .int16(pool)
             font.poolIsMapped = mapped
-            let raw = UnsafeMutableRawBufferPointer(start: pool.baseAddress!, count: 2 * pointCount)
+            let raw = UnsafeMutableRawBufferPointer(start: pool.baseAddress!, count: byteCount)
             if let smpl, pointCount > 0 {
                 if let readSamples {
                     guard readSamples(smpl.data.lowerBound, raw) else {
-                        throw fail("smpl", smpl.offset, "its \(2 * pointCount) bytes of sample data could not be read (the file ended early)")
+                        throw fail("smpl", smpl.offset, "its \(byteCount) bytes of sample data could not be read (the file ended early)")
                     }
                 } else {
-                    raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[smpl.data.lowerBound ..< smpl.data.lowerBound + 2 * pointCount]))
+                    raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[smpl.data.lowerBound ..< smpl.data.lowerBound + byteCount]))
                 }
                 #if _endian(big)
                 for i in 0..<pointCount { pool[i] = Int16(littleEndian: pool[i]) }
@@ -182,6 +199,12 @@ private struct SF2Reader: LittleEndianFields {
                                      sampleRate: Double(u32(o + 36)), originalPitch: Int(u8(o + 40)),
                                      pitchCorrection: Int(Int8(bitPattern: u8(o + 41))), sampleType: u16(o + 44),
                                      link: Int(u16(o + 42))))
+        }
+        // SF3: compressed samples decoded into a new pool (SoundFont+SF3.swift).
+        if !use24, headers.contains(where: SoundFont.isCompressed) {
+            let result = font.decodeCompressedSamples(&headers, byteCount: smpl?.data.count ?? 0)
+            pointCount = result.pointCount
+            font.warnings += result.warnings
         }
         font.sampleHeaders = headers
 
@@ -281,7 +304,8 @@ private struct SF2Reader: LittleEndianFields {
             for z in locals {
                 guard let s = z.terminal, s < headers.count else { continue }
                 let h = headers[s]
-                // ROM samples (bit 15) are not in the file; compressed (SF3, bit 4) need Vorbis.
+                // ROM samples (bit 15) are not in the file; compressed ones (SF3, bit 4) were
+                // decoded above, and those left have an empty range.
                 if h.sampleType & 0x8000 != 0 || h.sampleType & 0x10 != 0 { continue }
                 guard h.start < h.end, h.end <= pointCount, h.sampleRate > 0 else { continue }
                 var values = SF2Generator.defaults

@@ -106,6 +106,8 @@ public final class SoundFont: @unchecked Sendable {
     public internal(set) var generators: [Int32] = []
     /// Resolved modulator lists, one range per region (`SF2Region.modulators`).
     public internal(set) var modulators: [SF2Modulator] = []
+    /// Damage tolerated while loading, one sentence each (SF3 samples that did not decode).
+    public internal(set) var warnings: [String] = []
     /// Whether the pool carried 24-bit data (`sm24`).
     public internal(set) var has24BitSamples = false
 

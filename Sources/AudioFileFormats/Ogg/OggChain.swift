@@ -9,7 +9,7 @@
 //
 // What the file ends at. The first link whose format differs from the first link's — another
 // codec, sample rate, channel count or bit depth — or that cannot be read (a codec with no
-// decoder here, such as Vorbis; damaged headers; no packet) ends the file at the link before
+// decoder here, such as Opus; damaged headers; no packet) ends the file at the link before
 // it, and a warning says which link and why. The choice rests on AVAudioFile: its
 // `fileFormat`/`processingFormat` are fixed for the file's life, so a format change mid-file
 // has no representation (Apple's documentation gives no chained-Ogg behaviour, and Apple's
@@ -37,7 +37,7 @@ enum OggChain {
     static func packetIndex(size: Int64, read: (Int64, Int) throws -> [UInt8]) throws -> PacketIndex {
         let firstStream = try OggDemuxer.scan(size: size, read: read)
         // The first link's problems are the file's: thrown.
-        var index = try OggPacketReader.linkIndex(firstStream)
+        var index = try OggPacketReader.linkIndex(firstStream, read: read)
         var next = firstStream.nextLinkOffset
         var links = 1
         var quietWarnings = 0
@@ -46,9 +46,13 @@ enum OggChain {
             let stop: String
             do {
                 let stream = try OggDemuxer.scan(size: size, from: at, read: read)
-                let link = try OggPacketReader.linkIndex(stream)
+                let link = try OggPacketReader.linkIndex(stream, read: read)
                 if let difference = difference(index, link) {
                     stop = "its audio is \(difference); AVAudioFile's format cannot change within a file"
+                } else if index.codec == OggVorbisMapping.codec && !OggVorbisMapping.sameDecoding(index.magicCookie, link.magicCookie) {
+                    stop = "its Vorbis setup differs from the first link's (one decoder reads the whole file)"
+                } else if index.codec == OggVorbisMapping.codec && link.primingFrames != 0 {
+                    stop = "it starts with \(link.primingFrames) frames to discard (its first granule position), a trim that can only be made at the start of the file"
                 } else if index.remainderFrames != 0 {
                     stop = "the link before it ends \(index.remainderFrames) frames into its last packet (its last granule position), a trim that can only be made at the end of the file"
                 } else {

@@ -1,7 +1,7 @@
 // Ogg files (`.ogg`, `.oga`) → PacketIndex for their first logical stream and the chained links
 // after it that continue it (OggChain.swift): OggDemuxer finds each link's packets, the codec's
 // mapping (identified by the first packet) turns them into an index.
-// Today the mapping is FLAC's (OggFLACMapping); Vorbis, Opus and Speex streams are recognised
+// The mappings are FLAC's (OggFLACMapping) and Vorbis's (OggVorbisMapping); Opus and Speex streams are recognised
 // and refused with kAudioFileUnsupportedDataFormatError naming the codec.
 //
 // Seeking: the index is built on open (every page visited once, its CRC checked), not by
@@ -46,7 +46,7 @@ public enum OggPacketReader {
 
     /// The index of one link's stream, through its codec's mapping; throws StreamProblem when the
     /// codec is not one this library reads or its headers are damaged.
-    static func linkIndex(_ stream: OggStreamPackets) throws -> PacketIndex {
+    static func linkIndex(_ stream: OggStreamPackets, read: (Int64, Int) throws -> [UInt8]) throws -> PacketIndex {
         guard let first = stream.packets.first else {
             throw StreamProblem("its stream (serial \(stream.serialNumber)) has no complete packet")
         }
@@ -54,7 +54,7 @@ public enum OggPacketReader {
         if OggFLACMapping.identifies(id) { return try OggFLACMapping.packetIndex(stream) }
         let unsupported = AudioFileFormatError.Code.unsupportedDataFormat
         func starts(_ text: String, at k: Int = 0) -> Bool { id.count >= k + text.utf8.count && Array(id[k..<(k + text.utf8.count)]) == Array(text.utf8) }
-        if id.first == 1 && starts("vorbis", at: 1) { throw StreamProblem("it holds Vorbis audio, which has no decoder in this library yet", code: unsupported) }
+        if OggVorbisMapping.identifies(id) { return try OggVorbisMapping.packetIndex(stream, read: read) }
         if starts("OpusHead") { throw StreamProblem("it holds Opus audio, which has no decoder in this library yet", code: unsupported) }
         if starts("Speex   ") { throw StreamProblem("it holds Speex audio, which has no decoder in this library", code: unsupported) }
         throw StreamProblem("its first stream's codec is not one this library reads (the identification packet does not start as FLAC's, Vorbis's, Opus's or Speex's)",

@@ -19,6 +19,10 @@ struct SoundFontBuilder {
     /// The low bytes of 24-bit samples (an `sm24` chunk; the bank's version must be 2.04).
     var sm24: [UInt8]?
 
+    /// SF3: the sample as an Ogg Vorbis stream (the `smpl` chunk holds these bytes, the header
+    /// gives byte offsets and type 0x11, loops stay relative), the bank's version 3.1.
+    var compressed: [UInt8]?
+
     init(samples: [Int16]) { self.samples = samples }
 
     /// A sine of `period` points per cycle, `cycles` cycles, amplitude `amplitude`, looped over whole cycles after the first.
@@ -37,10 +41,12 @@ struct SoundFontBuilder {
         func chunk(_ id: String, _ data: [UInt8]) -> [UInt8] { Array(id.utf8) + le32(UInt32(data.count)) + data + (data.count % 2 == 1 ? [0] : []) }
         func list(_ type: String, _ chunks: [[UInt8]]) -> [UInt8] { chunk("LIST", Array(type.utf8) + chunks.flatMap { $0 }) }
 
+        let version = compressed == nil ? self.version : (3, 1)
         let info = list("INFO", [chunk("ifil", le16(version.0) + le16(version.1)), chunk("isng", Array("EMU8000\0".utf8)), chunk("INAM", Array("Test\0\0".utf8))])
         var pcm: [UInt8] = []
         for s in samples { pcm += le16(UInt16(bitPattern: s)) }
         pcm += [UInt8](repeating: 0, count: 46 * 2)
+        if let compressed { pcm = compressed }
         var sdtaChunks = [chunk("smpl", pcm)]
         if let sm24 { sdtaChunks.append(chunk("sm24", sm24 + [UInt8](repeating: 0, count: 46))) }
         let sdta = list("sdta", sdtaChunks)
@@ -57,8 +63,8 @@ struct SoundFontBuilder {
         var igen: [UInt8] = []
         for (op, v) in instrumentGenerators { igen += le16(op) + le16(UInt16(bitPattern: v)) }
         igen += le16(53) + le16(0) + le32(0)
-        let shdr = name("Sample", 20) + le32(0) + le32(UInt32(samples.count)) + le32(UInt32(loop.start)) + le32(UInt32(loop.end))
-            + le32(sampleRate) + [originalPitch, UInt8(bitPattern: pitchCorrection)] + le16(0) + le16(1)
+        let shdr = name("Sample", 20) + le32(0) + le32(UInt32(compressed?.count ?? samples.count)) + le32(UInt32(loop.start)) + le32(UInt32(loop.end))
+            + le32(sampleRate) + [originalPitch, UInt8(bitPattern: pitchCorrection)] + le16(0) + le16(compressed == nil ? 1 : 0x11)
             + name("EOS", 20) + [UInt8](repeating: 0, count: 26)
         let pdta = list("pdta", [chunk("phdr", phdr), chunk("pbag", pbag), chunk("pmod", pmod), chunk("pgen", pgen),
                                  chunk("inst", inst), chunk("ibag", ibag), chunk("imod", imod), chunk("igen", igen), chunk("shdr", shdr)])

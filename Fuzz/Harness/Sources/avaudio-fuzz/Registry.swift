@@ -24,5 +24,6 @@ struct FuzzTarget {
         .mp4,
         .ogg,
         .mpeg,
+        .vorbis,
     ]
 }

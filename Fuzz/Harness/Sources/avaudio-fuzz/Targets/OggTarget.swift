@@ -1,5 +1,5 @@
-// The Ogg demuxer and FLAC-in-Ogg mapping (AudioFileFormats' OggPacketReader) on the bytes as a
-// file in memory, then the first packets through the FLAC decoder, gathered from their pieces as
+// The Ogg demuxer and the FLAC-in-Ogg and Vorbis mappings (AudioFileFormats' OggPacketReader) on the bytes as a
+// file in memory, then the first packets through the codec's decoder, gathered from their pieces as
 // PacketFileReader gathers them.
 //
 // Checks beyond "no crash, no hang, no leak, no huge allocation": the reader either returns an
@@ -36,7 +36,8 @@ func parseOgg(_ bytes: [UInt8]) {
             fuzzFailure("packet \(i) \(p) lies outside the \(bytes.count)-byte input")
         }
     }
-    guard index.primingFrames == 0, index.remainderFrames >= 0, index.remainderFrames <= index.decodedFrameCount else {
+    // Priming: Vorbis's first granule may start the stream inside its first packets.
+    guard index.primingFrames >= 0, index.remainderFrames >= 0, index.primingFrames + index.remainderFrames <= index.decodedFrameCount else {
         fuzzFailure("priming \(index.primingFrames) and remainder \(index.remainderFrames) of \(index.decodedFrameCount) frames")
     }
     guard let decoder = try? AudioCodecRegistry.decoder(for: AudioStreamSetup(
