@@ -1,7 +1,8 @@
-// `avaudio play` and `avaudio record`: AVAudioPlayer and AVAudioRecorder from the command line,
+// `avaudio play` and `avaudio record`: AVAudioPlayer (AVMIDIPlayer for MIDI files) and AVAudioRecorder from the command line,
 // like macOS's afplay and afrecord, with level meters drawn from averagePower/peakPower.
 //
 //     avaudio play song.flac --loops 1 --fade 2 --volume 0.8
+//     avaudio play song.mid --soundfont /usr/share/sounds/sf2/FluidR3_GM.sf2
 //     avaudio record take.wav --duration 10 --channels 2 --rate 48000 --bits 24
 //
 // Both run until done or Ctrl-C; a recording stopped by Ctrl-C (or killed outright) is a valid
@@ -46,11 +47,14 @@ final class InterruptFlag: @unchecked Sendable {
 
 struct Play: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Play audio files with AVAudioPlayer on a real device (PulseAudio, ALSA) or the null device.",
+        abstract: "Play audio files with AVAudioPlayer, and MIDI files with AVMIDIPlayer, on a real device (PulseAudio, ALSA, JACK) or the null device.",
         discussion: """
             --device takes a selector as listed by `avaudio devices` (pulse, pulse:SINK, alsa:default, \
-            alsa:hw:0, null); without it AVAUDIO_BACKEND, else PulseAudio when a server answers, else \
-            ALSA default, else the null device. Ctrl-C stops.
+            alsa:hw:0, jack, null); without it AVAUDIO_BACKEND, else PulseAudio when a server answers, else \
+            ALSA default, else the null device. Standard MIDI Files (.mid, .midi, .smf, .kar) play \
+            through AVMIDIPlayer with --soundfont's bank (SoundFont 2/3 or DLS; without it the \
+            sampler's built-in tone); --rate, --time and --loops apply to them, --volume, --pan and \
+            --fade do not. Ctrl-C stops.
             """
     )
 
@@ -81,6 +85,9 @@ struct Play: ParsableCommand {
     @Option(help: "Device period in frames (applied through AVAudioSession's preferred IO buffer duration).")
     var period: Int?
 
+    @Option(help: "The sound bank MIDI files play with (.sf2, .sf3, .dls).")
+    var soundfont: String?
+
     @Flag(help: "Draw level meters (default: when stderr is a terminal).")
     var meter = false
 
@@ -97,6 +104,11 @@ struct Play: ParsableCommand {
         let interrupt = InterruptFlag()
         let showMeters = !noMeter && (meter || MeterBars.enabledByDefault)
         for path in files {
+            if ["mid", "midi", "smf", "kar"].contains((path as NSString).pathExtension.lowercased()) {
+                try playMIDI(path, interrupt: interrupt)
+                if interrupt.raised { break }
+                continue
+            }
             let player = try AVAudioPlayer(contentsOf: URL(fileURLWithPath: path))
             player.currentDevice = device
             player.numberOfLoops = loops
@@ -131,6 +143,41 @@ struct Play: ParsableCommand {
             if showMeters { FileHandle.standardError.write(Data("\n".utf8)) }
             if interrupt.raised { break }
         }
+    }
+
+    /// A Standard MIDI File through AVMIDIPlayer (its own engine and sampler) on the chosen device,
+    /// `loops` more times after the first, with the position shown while it plays.
+    func playMIDI(_ path: String, interrupt: InterruptFlag) throws {
+        guard volume == 1, pan == 0, fade == 0 else {
+            throw ValidationError("--volume, --pan and --fade apply to audio files, not to the MIDI file \(path)")
+        }
+        if let device { try AVAudioSession.sharedInstance()._setDeviceSelector(device) }
+        let player = try AVMIDIPlayer(contentsOf: URL(fileURLWithPath: path), soundBankURL: soundfont.map { URL(fileURLWithPath: $0) })
+        if let rate { player.rate = rate }
+        FileHandle.standardError.write(Data("playing \(path) (\(String(format: "%.2f", player.duration)) s, MIDI\(soundfont.map { ", \($0)" } ?? ""))\n".utf8))
+        final class Finished: @unchecked Sendable {
+            let lock = NSLock()
+            var done = false
+        }
+        var pass = 0
+        while !interrupt.raised && (loops < 0 || pass <= loops) {
+            player.currentPosition = pass == 0 ? time : 0
+            player.prepareToPlay()
+            let finished = Finished()
+            player.play { finished.lock.lock(); finished.done = true; finished.lock.unlock() }
+            guard player.isPlaying else { throw ValidationError("cannot play \(path): the output device did not start") }
+            while !interrupt.raised {
+                finished.lock.lock(); let done = finished.done; finished.lock.unlock()
+                if done { break }
+                usleep(50_000)
+                if MeterBars.enabledByDefault && !noMeter {
+                    FileHandle.standardError.write(Data(String(format: "\r%7.2f s of %.2f s", player.currentPosition, player.duration).utf8))
+                }
+            }
+            pass += 1
+        }
+        player.stop()
+        if MeterBars.enabledByDefault && !noMeter { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
 

@@ -177,6 +177,42 @@ func noteTrack(_ beats: [Double], key: UInt8 = 60) -> [(UInt32, [UInt8])] {
         #expect(outputs[0] == outputs[1] && outputs[1] == outputs[2])
     }
 
+    /// An instrument connected at 44.1 kHz to a mixer that renders at 48 kHz (AVAudioUnitSampler's
+    /// default format on a 48 kHz device): its events arrive on its own timeline, on the frame the
+    /// tempo map gives at 44.1 kHz, and the output hears each on its own sample (before 2026-12-07
+    /// they came 48/44.1 late, the output's sample times read as the instrument's).
+    @Test func eventsReachAnInstrumentBehindARateConverterOnItsTimeline() async throws {
+        let (engine, instrument, log) = try await Self.makeEngine()
+        engine.disconnectNodeOutput(instrument)
+        engine.connect(instrument, to: engine.mainMixerNode, format: AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2)!)
+        let sequencer = AVAudioSequencer(audioEngine: engine)
+        try sequencer.load(from: Self.tempoChangeFile, options: [])
+        try engine.start()
+        sequencer.prepareToPlay()
+        try sequencer.start()
+        let out = try Self.render(engine, 260_000, chunks: [512, 333])
+        // Each impulse, through the mixer's converter, peaks where the output hears it.
+        var peaks: [Int] = []
+        var k = 0
+        while k < out.count {
+            if abs(out[k]) > 0.2 {
+                let end = min(out.count, k + 200)
+                let p = (k..<end).max { abs(out[$0]) < abs(out[$1]) }!
+                peaks.append(p); k = end
+            } else { k += 1 }
+        }
+        let expected = Self.tempoChangeBeats.map(Self.tempoChangeSample)
+        // on the instrument's timeline: the tempo map's samples × 44.1/48, to the frame
+        let onTimeline = expected.map { Int((Double($0) * 44_100 / 48_000).rounded()) }
+        #expect(log.entries.map { Int($0.time) } == onTimeline)
+        // and the output hears each impulse on its own sample (the converter plays input frame
+        // t · 44.1/48 at output frame t), give or take the band-limited impulse's peak
+        #expect(peaks.count == expected.count, "\(peaks)")
+        for (p, e) in zip(peaks, expected) { #expect(abs(p - e) <= 2, "an impulse peaks at \(p), expected \(e)") }
+        sequencer.stop()
+        engine.stop()
+    }
+
     @Test func smpteFileLandsOnExactSamples() async throws {
         // 25 frames per second × 40 ticks per frame = 1000 ticks a second; the tempo event (60 BPM)
         // must not change a real-time file's timing.

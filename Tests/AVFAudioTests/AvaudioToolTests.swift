@@ -37,7 +37,7 @@ enum AvaudioTool {
     }
 
     /// Runs the tool with `arguments`, capturing its output through files (no pipe can fill up).
-    static func run(_ arguments: [String], tool: URL? = url) throws -> Run {
+    static func run(_ arguments: [String], tool: URL? = url, environment: [String: String]? = nil) throws -> Run {
         let tool = try #require(tool)
         let fm = FileManager.default
         let scratch = fm.temporaryDirectory.appendingPathComponent("avaudio-run-\(UUID().uuidString)")
@@ -50,6 +50,7 @@ enum AvaudioTool {
         let process = Process()
         process.executableURL = tool
         process.arguments = arguments
+        if let environment { process.environment = environment }
         process.standardOutput = out
         process.standardError = err
         try process.run()

@@ -99,6 +99,14 @@ final class RenderEventScheduler {
     /// The slots linked into the last event list (returned to the pool when the next is built).
     private let deliveredSlots: UnsafeMutablePointer<Int32>
     private var deliveredCount = 0
+    /// Render thread: the frames the unit renders in the current engine cycle on its own
+    /// timeline, when it sits in another rate domain than the engine's output (behind a mixer
+    /// input's rate converter), set by the render plan before the cycle's steps run; `windowCycle`
+    /// is the output sample time of the cycle it was set for. The sequencer reads it to send the
+    /// unit exactly the events of the frames it is about to render (SequencerRenderer.swift, "Rates").
+    var windowCycle: Int64 = .min
+    var windowStart: Int64 = 0
+    var windowFrames = 0
 
     /// - Parameter payloadSlots: slots for variable-size MIDI events (0 for units without MIDI).
     init(capacity: Int = 4096, payloadSlots: Int = 0) {

@@ -265,6 +265,7 @@ extension AVAudioEngine {
         let rate = outputNode.outputRate
         let events = self.events
         let deviceInput = self.deviceInput
+        let sequencers = Unmanaged.passUnretained(self.sequencerHooks)
         // (the plan unretained, as the render loop's proof requires; see RenderCore/RenderPlan.swift)
         let rendered = exchange.planForCycle()?._withUnsafeGuaranteedRef { plan -> Bool in
             guard let source = plan.outputSource, plan.maximumFrames > 0 else { return false }
@@ -275,9 +276,8 @@ extension AVAudioEngine {
                 let n = min(plan.maximumFrames, frames - offset)
                 deviceInput.offset = offset
                 let hostTime = cycle.hostTime &+ UInt64(Double(offset) / rate * 1e9)
-                sequencerHooks.cycleWillRender(sampleTime: renderSampleTime, frames: n, sampleRate: rate, hostTime: hostTime)
                 _ = plan.render(frames: n, sampleTime: renderSampleTime, hostTime: hostTime, outputRate: rate,
-                                isOffline: false, events: events)
+                                isOffline: false, events: events, sequencers: sequencers)
                 renderSampleTime += Int64(n)
                 let m = min(outputChannels, source.channelCount)
                 for c in 0..<m { (output[c] + offset).update(from: source.channels[c], count: n) }
@@ -302,10 +302,10 @@ extension AVAudioEngine {
         manualSampleTime.store(sampleTime + Int64(frames), ordering: .relaxed)
         guard let unmanagedPlan else { return (.success, nil) }
         let hostTime = HostClock.now(), rate = outputNode.outputRate, offline = manualMode == .offline, events = self.events
-        sequencerHooks.cycleWillRender(sampleTime: sampleTime, frames: frames, sampleRate: rate, hostTime: hostTime)
+        let sequencers = Unmanaged.passUnretained(self.sequencerHooks)
         return unmanagedPlan._withUnsafeGuaranteedRef { plan in
             let insufficient = plan.render(frames: frames, sampleTime: sampleTime, hostTime: hostTime,
-                                           outputRate: rate, isOffline: offline, events: events)
+                                           outputRate: rate, isOffline: offline, events: events, sequencers: sequencers)
             return (insufficient ? .insufficientDataFromInputNode : .success, plan.outputSource)
         }
     }

@@ -304,7 +304,7 @@ open class AVAudioSequencer: NSObject {
         let fallback = defaultDestination()
         let anySolo = _tracks.contains { $0.isSoloed }
         var compiled: [(events: [PreparedSequencerEvent], scheduler: RenderEventScheduler?, offset: Double,
-                        loopStart: Double, loopLength: Double, passes: Int, index: Int)] = []
+                        loopStart: Double, loopLength: Double, passes: Int, index: Int, rate: Double)] = []
         var users: [(track: AVMusicTrack, data: Data)] = []
         var sysex: [UInt8] = []
         for (index, track) in _tracks.enumerated() {
@@ -369,7 +369,10 @@ open class AVAudioSequencer: NSObject {
                 }
             }
             events.sort { $0.event.beat != $1.event.beat ? $0.event.beat < $1.event.beat : ($0.rank != $1.rank ? $0.rank < $1.rank : $0.seq < $1.seq) }
-            compiled.append((events.map(\.event), destination?.auAudioUnit.eventScheduler, track.offsetTime, loopStart, loopLength, passes, index))
+            // (the destination's own rate: behind a mixer's rate converter it counts time in its
+            // frames, not the engine output's; 0 when it has no output bus)
+            let rate = destination.map { $0.numberOfOutputs > 0 ? $0.outputFormat(forBus: 0).sampleRate : 0 } ?? 0
+            compiled.append((events.map(\.event), destination?.auAudioUnit.eventScheduler, track.offsetTime, loopStart, loopLength, passes, index, rate))
         }
         let program = SequencerProgram(tempo: map, tracks: compiled, userEvents: users, sysexBytes: sysex)
         self.program = program

@@ -28,8 +28,25 @@
 // Delivery: each event is pushed into its destination unit's `RenderEventScheduler` (the same
 // lock-free queue `scheduleMIDIEventBlock` uses; sysex messages through its payload slots) with its absolute sample time; the unit collects
 // it when its own render starts in this same cycle and hands it to its internal render block at
-// the exact frame offset. Destinations are assumed to render at the engine's output rate (an
-// instrument behind a sample-rate converter would see times on the wrong timeline).
+// the exact frame offset.
+//
+// Rates. A destination renders on its own timeline: behind a mixer input's rate converter (an
+// AVAudioUnitSampler connected with its default 44.1 kHz format to a mixer that plays at the
+// device's 48 kHz) its sample times count its own frames, the input the converter consumed. Both
+// timelines start together at the engine's start — but the converter pulls its input ahead of the output (its filter's
+// look-ahead, whole input cycles), so such a destination's cycle is not the output cycle scaled.
+// The converter is timed so that output frame t plays input frame t · inputRate / outputRate; an
+// event at output position x belongs on the destination's frame round(x · destinationRate /
+// outputRate). So the render plan, once it knows how many frames each rate domain renders in
+// the cycle, tells each unit outside the output's domain its window (first frame, count) on its
+// timeline, and the sequencers run then: for such a unit a track sends the events whose frame
+// falls in that window — ahead of the output, as the unit renders ahead — and every event is
+// sent once, as consecutive windows tile the timeline. When playback starts (or seeks) the unit
+// has already rendered past the anchor by the converter's look-ahead: the events between the
+// anchor and the window then go out on the window's first frame (a few milliseconds late, once). (Without a window, e.g. a destination the
+// plan does not render, its events carry host times, which its scheduler resolves against its own
+// cycle.) Found on 2026-12-07: a 1 s note through AVMIDIPlayer on a 48 kHz device lasted
+// 48/44.1 s, as the destination read output sample times as its own.
 //
 // User events go back to the control side through a bounded single-producer ring, drained by
 // the sequencer's delivery timer, which calls the client's callback (never on the render thread).
@@ -65,6 +82,9 @@ struct PreparedSequencerTrack {
     var loopLength: Double
     var passes: Int
     var trackIndex: Int32
+    /// The destination's sample rate (0: unknown, taken as the engine output's). Events are
+    /// delivered on the destination's own timeline (see "Rates" in the design note).
+    var destinationRate: Double = 0
 }
 
 /// What the render thread plays: built on the control side, immutable once published.
@@ -74,6 +94,8 @@ final class SequencerProgram {
     /// The schedulers every track delivers to (each once), kept alive here.
     let schedulers: [RenderEventScheduler]
     let schedulerList: UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>
+    /// Each of `schedulerList`'s destination rates (0: the engine output's).
+    let schedulerRates: UnsafeMutableBufferPointer<Double>
     /// User events: the track and data to give the callback.
     let userEvents: [(track: AVMusicTrack, data: Data)]
     /// Every sysex message of every track, back to back.
@@ -83,7 +105,7 @@ final class SequencerProgram {
     let maximumSysExBytes = RenderEventPayloads.maximumSysExBytes
 
     init(tempo: TempoMap, tracks: [(events: [PreparedSequencerEvent], scheduler: RenderEventScheduler?, offset: Double,
-                                    loopStart: Double, loopLength: Double, passes: Int, index: Int)],
+                                    loopStart: Double, loopLength: Double, passes: Int, index: Int, rate: Double)],
          userEvents: [(track: AVMusicTrack, data: Data)], sysexBytes: [UInt8] = []) {
         self.sysexBytes = .allocate(capacity: max(1, sysexBytes.count))
         _ = self.sysexBytes.initialize(from: sysexBytes)
@@ -98,12 +120,18 @@ final class SequencerProgram {
             self.tracks.baseAddress!.advanced(by: i).initialize(to: PreparedSequencerTrack(
                 events: UnsafeMutableBufferPointer(rebasing: events[0 ..< t.events.count]),
                 scheduler: t.scheduler.map { .passUnretained($0) }, offset: t.offset,
-                loopStart: t.loopStart, loopLength: t.loopLength, passes: t.passes, trackIndex: Int32(t.index)))
+                loopStart: t.loopStart, loopLength: t.loopLength, passes: t.passes, trackIndex: Int32(t.index),
+                destinationRate: t.rate))
         }
         schedulers = unique
         let list = UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>.allocate(capacity: max(1, unique.count))
         schedulerList = UnsafeMutableBufferPointer(rebasing: list[0 ..< unique.count])
         for (i, s) in unique.enumerated() { schedulerList.baseAddress!.advanced(by: i).initialize(to: .passUnretained(s)) }
+        let rates = UnsafeMutableBufferPointer<Double>.allocate(capacity: max(1, unique.count))
+        schedulerRates = UnsafeMutableBufferPointer(rebasing: rates[0 ..< unique.count])
+        for (i, s) in unique.enumerated() {
+            schedulerRates.baseAddress!.advanced(by: i).initialize(to: tracks.first { $0.scheduler === s }?.rate ?? 0)
+        }
         self.userEvents = userEvents
     }
 
@@ -113,6 +141,7 @@ final class SequencerProgram {
         tempo.deallocate()
         sysexBytes.deallocate()
         UnsafeMutableBufferPointer(start: schedulerList.baseAddress, count: max(1, schedulerList.count)).deallocate()
+        UnsafeMutableBufferPointer(start: schedulerRates.baseAddress, count: max(1, schedulerRates.count)).deallocate()
     }
 
 }
@@ -148,6 +177,20 @@ final class SequencerRenderer {
     private var tempo = UnsafeMutableBufferPointer<TempoMap.Segment>(start: nil, count: 0)
     private var tracks = UnsafeMutableBufferPointer<PreparedSequencerTrack>(start: nil, count: 0)
     private var schedulerList = UnsafeMutableBufferPointer<Unmanaged<RenderEventScheduler>>(start: nil, count: 0)
+    private var schedulerRates = UnsafeMutableBufferPointer<Double>(start: nil, count: 0)
+    /// This cycle's output rate, first sample and host time (events for destinations at another
+    /// rate are stamped with host times: see "Rates" in the design note).
+    private var cycleRate: Double = 48_000
+    private var cycleStart: Int64 = 0
+    private var cycleHostTime: UInt64 = 0
+    /// While emitting for a unit behind a converter: its rate (events land on its timeline,
+    /// between `start` and `end` of its window, none before `emitFloor`); 0 otherwise.
+    private var emitRate: Double = 0
+    private var emitFloor: Int64 = 0
+    /// True in the cycle where playback was (re)anchored: a unit behind a converter has already
+    /// rendered past the anchor (it runs ahead of the output), so that cycle also sends it the
+    /// events from the anchor to its window, on the window's first frame.
+    private var anchoredThisCycle = false
     private var sysexBytes = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
     private var sysexDataOffset = 0
     private var maximumSysExBytes = 0
@@ -215,9 +258,13 @@ final class SequencerRenderer {
             let program = Unmanaged<SequencerProgram>.fromOpaque(raw)
             current = program
             (tempo, tracks, schedulerList, sysexBytes) = program._withUnsafeGuaranteedRef { ($0.tempo, $0.tracks, $0.schedulerList, $0.sysexBytes) }
+            schedulerRates = program._withUnsafeGuaranteedRef { $0.schedulerRates }
             (sysexDataOffset, maximumSysExBytes) = program._withUnsafeGuaranteedRef { ($0.sysexDataOffset, $0.maximumSysExBytes) }
         }
         if current == nil { return }
+        cycleRate = sampleRate
+        cycleStart = sampleTime
+        cycleHostTime = hostTime
         if !playing.load(ordering: .acquiring) {
             if running {
                 running = false
@@ -230,6 +277,7 @@ final class SequencerRenderer {
         // (no `||`: its autoclosure would capture, and retain, self)
         var reanchor = !running
         if request != seenRequest { reanchor = true }
+        anchoredThisCycle = reanchor
         if reanchor {
             if running { allNotesOff(at: sampleTime) }
             seenRequest = request
@@ -247,11 +295,39 @@ final class SequencerRenderer {
         let b1 = beat(forSeconds: seconds(atSample: end + 1, sampleRate: sampleRate))
         var t = 0
         while t < tracks.count {
-            emit(track: tracks.baseAddress.unsafelyUnwrapped + t, from: b0, to: b1, start: sampleTime, end: end, sampleRate: sampleRate)
+            let track = tracks.baseAddress.unsafelyUnwrapped + t
             t += 1
+            let destinationRate = track.pointee.destinationRate
+            if destinationRate > 0 && destinationRate != sampleRate, let scheduler = track.pointee.scheduler {
+                // Behind a converter: the events of the frames the unit renders in this cycle, on
+                // its timeline (the window the plan gave its scheduler for this cycle).
+                let (cycle, w0, wn) = scheduler._withUnsafeGuaranteedRef { ($0.windowCycle, $0.windowStart, $0.windowFrames) }
+                if cycle == sampleTime {
+                    let scale = sampleRate / destinationRate
+                    var lower = w0
+                    if anchoredThisCycle {
+                        let anchor = Double(anchorSample) / scale
+                        lower = min(w0, Int64(anchor + (anchor >= 0 ? 0.5 : -0.5)))
+                    }
+                    let x0 = Double(lower) * scale, x1 = Double(w0 + Int64(wn)) * scale
+                    emitRate = destinationRate
+                    emitFloor = w0
+                    emit(track: track, from: beat(forSeconds: seconds(atPosition: x0 - 2)), to: beat(forSeconds: seconds(atPosition: x1 + 2)),
+                         start: lower, end: w0 + Int64(wn), sampleRate: sampleRate)
+                    emitRate = 0
+                    continue
+                }
+            }
+            emit(track: track, from: b0, to: b1, start: sampleTime, end: end, sampleRate: sampleRate)
         }
         positionBits.store(seconds(atSample: end, sampleRate: sampleRate).bitPattern, ordering: .relaxed)
         positionHostTime.store(hostTime &+ UInt64(Double(frames) / sampleRate * 1e9), ordering: .relaxed)
+    }
+
+    /// The sequence's seconds at a (fractional) output position, at this cycle's rate.
+    @inline(__always)
+    private func seconds(atPosition x: Double) -> Double {
+        anchorSeconds + (x - Double(anchorSample)) / cycleRate * rate
     }
 
     @inline(__always)
@@ -340,8 +416,16 @@ final class SequencerRenderer {
             if beat >= local1 { break }
             let x = Double(anchorSample) + (seconds(forBeat: beat + shift) - anchorSeconds) * sampleRate / rate
             let sample = Int64(x + (x >= 0 ? 0.5 : -0.5))   // rounded half away from zero, written out (see above)
-            if sample >= start && sample < end {
-                deliver(ev, tr, at: sample, beat: beat + shift)
+            if emitRate > 0 {
+                // on the unit's timeline, inside the frames it renders in this cycle
+                let y = x * (emitRate / sampleRate)
+                let at = Int64(y + (y >= 0 ? 0.5 : -0.5))
+                if at >= start && at < end { deliver(ev, tr, at: max(at, emitFloor), beat: beat + shift) }
+            } else if sample >= start && sample < end {
+                // a destination at another rate whose window is unknown this cycle: a host
+                // time, which its scheduler resolves on its own timeline
+                let at = tr.destinationRate > 0 && tr.destinationRate != sampleRate ? hostStamp(x) : sample
+                deliver(ev, tr, at: at, beat: beat + shift)
             }
             i += 1
         }
@@ -378,13 +462,26 @@ final class SequencerRenderer {
     }
 
     /// Stops sounding notes: "all notes off" (controller 123) on every channel of every destination.
+    /// The host-time event stamp (AudioToolbox's `hostTimeFlag`, written as a literal: reading
+    /// another module's global goes through its lazy initialiser, which the real-time check
+    /// cannot see into) of output position `x` in this cycle.
+    @inline(__always)
+    private func hostStamp(_ x: Double) -> AUEventSampleTime {
+        let ns = max(0, (x - Double(cycleStart)) / cycleRate * 1e9)
+        return AUEventSampleTime(bitPattern: (cycleHostTime &+ UInt64(ns + 0.5)) & 0x3FFF_FFFF_FFFF_FFFF) | 0x4000_0000_0000_0000
+    }
+
     private func allNotesOff(at sample: Int64) {
         var d = 0
         while d < schedulerList.count {
             let scheduler = schedulerList[d]
+            let rate = d < schedulerRates.count ? schedulerRates[d] : 0
+            // (no `&&` over a property: its autoclosure would capture, and retain, self)
+            let outputRate = cycleRate
+            let at = rate > 0 && rate != outputRate ? hostStamp(Double(sample)) : sample
             var ch: UInt8 = 0
             while ch < 16 {
-                var r = RenderEventRequest(time: sample, type: .MIDI)
+                var r = RenderEventRequest(time: at, type: .MIDI)
                 r.length = 3
                 r.bytes = (0xB0 | ch, 123, 0)
                 _ = scheduler._withUnsafeGuaranteedRef { $0.push(r) }

@@ -88,6 +88,9 @@ final class RenderPlan {
     private let retainedBuffers: [RenderBuffer]
     private let domainFrames: UnsafeMutablePointer<Int>
     private let domainTimes: UnsafeMutablePointer<Int64>
+    /// The event schedulers of the audio units outside the output's rate domain, with their
+    /// domain: each cycle they learn the frames their unit renders (for the sequencer).
+    private let domainSchedulers: UnsafeMutableBufferPointer<(scheduler: Unmanaged<RenderEventScheduler>, domain: Int)>
 
     init(steps: [Step], domains: [Domain], outputSource: RenderBuffer?, maximumFrames: Int,
          nodes: [AVAudioNode], buffers: [RenderBuffer]) {
@@ -121,6 +124,10 @@ final class RenderPlan {
         domainFrames.initialize(repeating: 0, count: max(1, domains.count))
         domainTimes = .allocate(capacity: max(1, domains.count))
         domainTimes.initialize(repeating: 0, count: max(1, domains.count))
+        let outside = steps.filter { $0.domain > 0 }.compactMap { step in (step.node as? AVAudioUnit).map { ($0.auAudioUnit.eventScheduler, step.domain) } }
+        let schedulers = UnsafeMutableBufferPointer<(scheduler: Unmanaged<RenderEventScheduler>, domain: Int)>.allocate(capacity: max(1, outside.count))
+        for (i, entry) in outside.enumerated() { (schedulers.baseAddress! + i).initialize(to: (.passUnretained(entry.0), entry.1)) }
+        domainSchedulers = UnsafeMutableBufferPointer(start: schedulers.baseAddress, count: outside.count)
     }
 
     deinit {
@@ -135,6 +142,7 @@ final class RenderPlan {
         fastSteps.deallocate()
         fastTaps.deallocate()
         fastDomains.deallocate()
+        UnsafeMutableBufferPointer(start: domainSchedulers.baseAddress, count: max(1, domainSchedulers.count)).deallocate()
     }
 
     /// Render thread: renders one cycle of `frames` frames (≤ maximumFrames) at the output rate.
@@ -142,7 +150,7 @@ final class RenderPlan {
     /// Not proved by the compiler's check as a whole yet (see RenderPathProof.swift): the loop
     /// itself reads only raw buffers and `Unmanaged` references.
     func render(frames: Int, sampleTime: Int64, hostTime: UInt64, outputRate: Double,
-                isOffline: Bool, events: RenderEventQueue) -> Bool {
+                isOffline: Bool, events: RenderEventQueue, sequencers: Unmanaged<SequencerHooks>? = nil) -> Bool {
         domainFrames[0] = frames
         domainTimes[0] = sampleTime
         let domainList = fastDomains
@@ -158,6 +166,19 @@ final class RenderPlan {
                 domainTimes[d] = time
             }
             d += 1
+        }
+        // The units in other rate domains learn this cycle's frames on their timelines, then the
+        // sequencers send every unit the events of the frames it is about to render.
+        let outside = domainSchedulers
+        var k = 0
+        while k < outside.count {
+            let entry = outside[k]
+            let (start, count) = (domainTimes[entry.domain], domainFrames[entry.domain])
+            entry.scheduler._withUnsafeGuaranteedRef { $0.windowCycle = sampleTime; $0.windowStart = start; $0.windowFrames = count }
+            k += 1
+        }
+        if let sequencers {
+            sequencers._withUnsafeGuaranteedRef { $0.cycleWillRender(sampleTime: sampleTime, frames: frames, sampleRate: outputRate, hostTime: hostTime) }
         }
         var cycle = RenderCycle(sampleTime: sampleTime, hostTime: hostTime, frames: frames, sampleRate: outputRate,
                                 isOffline: isOffline, events: .passUnretained(events))
