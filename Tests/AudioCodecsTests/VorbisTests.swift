@@ -66,6 +66,24 @@ import Testing
         #expect(throws: CodecError.self) { try bad.withUnsafeBytes { raw in var r = VorbisBitReader(raw); _ = try VorbisCodebook(&r) } }
     }
 
+    /// A setup header of 256 ordered codebooks, each claiming 2²² entries in a few dozen bits (a
+    /// complete tree of 22-bit codewords): refused once its codebooks together pass the bound,
+    /// instead of allocating gigabytes from 3 KB.
+    @Test func setupHeaderCodebooksAreBoundedTogether() throws {
+        var fields: [(UInt32, Int)] = [(255, 8)]
+        for _ in 0..<256 {
+            fields += [(0x564342, 24), (1, 16), (1 << 22, 24), (1, 1), (21, 5), (1 << 22, 23), (0, 4)]
+        }
+        let packet = [5] + Array("vorbis".utf8) + Self.pack(fields)
+        #expect(packet.count < 3_200)
+        do {
+            _ = try packet.withUnsafeBytes { try VorbisSetup($0, channels: 1) }
+            Issue.record("a setup header claiming 256 × 2²² codebook entries was accepted")
+        } catch let error as CodecError {
+            #expect("\(error)".contains("more than this decoder allows"), "\(error)")
+        }
+    }
+
     @Test func cookieLacingRoundTrips() {
         let headers: [[UInt8]] = [[UInt8](repeating: 1, count: 30), [UInt8](repeating: 3, count: 600), [UInt8](repeating: 5, count: 4000)]
         let cookie = VorbisCookie.make(headers)

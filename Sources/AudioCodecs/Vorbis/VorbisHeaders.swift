@@ -81,7 +81,18 @@ final class VorbisSetup {
 
         let codebookCount = r.int(8) + 1
         var codebooks: [VorbisCodebook] = []
-        for _ in 0..<codebookCount { codebooks.append(try VorbisCodebook(&r)) }
+        // (each codebook is bounded on its own; an ordered codebook describes millions of entries
+        // in a few bits, so a hostile header of 256 of them would claim gigabytes: the setup's
+        // codebooks together stay within one codebook's bound — libvorbis's files use thousands)
+        var points = 0
+        for _ in 0..<codebookCount {
+            let book = try VorbisCodebook(&r)
+            points += book.entries + book.vectors.count
+            guard points <= 2 * VorbisCodebook.maximumEntries else {
+                throw CodecError(.unsupported, "the Vorbis setup header's codebooks hold more than \(2 * VorbisCodebook.maximumEntries) entries and vector values together, more than this decoder allows")
+            }
+            codebooks.append(book)
+        }
 
         let timeCount = r.int(6) + 1
         for _ in 0..<timeCount {
