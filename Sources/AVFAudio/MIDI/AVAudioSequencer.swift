@@ -255,8 +255,9 @@ open class AVAudioSequencer: NSObject {
                                         userInfo: [NSLocalizedDescriptionKey: "AVAudioSequencer.hostTime(forBeats:): the sequencer is not playing"])
             return 0
         }
-        let delta = (seconds(forBeats: inBeats) - renderer.position) / effectiveRate
-        let host = Double(renderer.positionHostTime.load(ordering: .relaxed)) + delta * 1e9
+        let published = renderer.positionAndHostTime()
+        let delta = (seconds(forBeats: inBeats) - published.position) / effectiveRate
+        let host = Double(published.hostTime) + delta * 1e9
         return UInt64(max(0, host.rounded()))
     }
 
@@ -268,8 +269,9 @@ open class AVAudioSequencer: NSObject {
                                         userInfo: [NSLocalizedDescriptionKey: "AVAudioSequencer.beats(forHostTime:): the sequencer is not playing"])
             return 0
         }
-        let delta = (Double(inHostTime) - Double(renderer.positionHostTime.load(ordering: .relaxed))) * 1e-9 * effectiveRate
-        return beats(forSeconds: renderer.position + delta)
+        let published = renderer.positionAndHostTime()
+        let delta = (Double(inHostTime) - Double(published.hostTime)) * 1e-9 * effectiveRate
+        return beats(forSeconds: published.position + delta)
     }
 
     /// Adds (or with nil removes) the callback called for each user event during playback.

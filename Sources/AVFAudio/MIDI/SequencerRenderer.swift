@@ -161,6 +161,10 @@ final class SequencerRenderer {
     let positionBits = Atomic<UInt64>(0)
     /// Host time of the cycle the position was published for and the sample rate then (for host-time conversions).
     let positionHostTime = Atomic<UInt64>(0)
+    /// A sequence lock over the pair above: odd while the render thread writes them, so that the
+    /// control side reads a position and its host time from the same cycle (`positionAndHostTime`;
+    /// a torn pair put `beats(forHostTime:)` one cycle off).
+    let positionVersion = Atomic<UInt64>(0)
     /// Events lost because a destination's queue was full, or the user-event ring was.
     let dropped = Atomic<Int>(0)
 
@@ -236,6 +240,20 @@ final class SequencerRenderer {
     }
 
     var position: Double { Double(bitPattern: positionBits.load(ordering: .relaxed)) }
+
+    /// Control side: the position and the host time it was published for, from one cycle.
+    func positionAndHostTime() -> (position: Double, hostTime: UInt64) {
+        var attempt = 0
+        while true {
+            let before = positionVersion.load(ordering: .acquiring)
+            let seconds = Double(bitPattern: positionBits.load(ordering: .relaxed))
+            let host = positionHostTime.load(ordering: .relaxed)
+            atomicMemoryFence(ordering: .acquiring)
+            let after = positionVersion.load(ordering: .relaxed)
+            attempt += 1
+            if (before & 1 == 0 && before == after) || attempt > 1_000 { return (seconds, host) }
+        }
+    }
 
     /// Control side: the user events the render thread reported (index, beat), oldest first.
     func takeUserEvents() -> [(index: Int32, beat: Double)] {
@@ -320,8 +338,12 @@ final class SequencerRenderer {
             }
             emit(track: track, from: b0, to: b1, start: sampleTime, end: end, sampleRate: sampleRate)
         }
+        let version = positionVersion.load(ordering: .relaxed)
+        positionVersion.store(version &+ 1, ordering: .relaxed)
+        atomicMemoryFence(ordering: .releasing)
         positionBits.store(seconds(atSample: end, sampleRate: sampleRate).bitPattern, ordering: .relaxed)
         positionHostTime.store(hostTime &+ UInt64(Double(frames) / sampleRate * 1e9), ordering: .relaxed)
+        positionVersion.store(version &+ 2, ordering: .releasing)
     }
 
     /// The sequence's seconds at a (fractional) output position, at this cycle's rate.
