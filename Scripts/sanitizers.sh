@@ -20,8 +20,9 @@ case "$mode" in
     swift build --build-tests --sanitize=thread --scratch-path .build-tsan
     # Graph edits, scheduling, taps, stop/start/reset and parameter changes from several threads
     # while the engine renders in real time on the null device; custom units prepared outside the
-    # lock; MIDI from any thread.
-    filter=${2:-"EngineThreadingTests|AUAudioUnitPreparationTests|AUAudioUnitSysExTests|AUAudioUnitMIDITests"}
+    # lock; MIDI from any thread; the sequencer driving an instrument on the real-time null
+    # device (its position published to the control side under a sequence lock).
+    filter=${2:-"EngineThreadingTests|AUAudioUnitPreparationTests|AUAudioUnitSysExTests|AUAudioUnitMIDITests|AVAudioSequencerPlaybackTests"}
     TSAN_OPTIONS="halt_on_error=0 exitcode=66 ${TSAN_OPTIONS:-}" \
       .build-tsan/x86_64-unknown-linux-gnu/debug/OpenAVFAudioPackageTests.xctest --testing-library swift-testing --filter "$filter"
     ;;

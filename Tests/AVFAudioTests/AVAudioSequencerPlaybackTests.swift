@@ -6,6 +6,7 @@
 import Foundation
 import Testing
 import AVFoundation
+import Synchronization
 
 /// Writes an impulse at each note-on's frame; logs (sample time, key) of every note-on.
 final class ImpulseInstrument: AUAudioUnit {
@@ -13,7 +14,12 @@ final class ImpulseInstrument: AUAudioUnit {
         let capacity = 16_384
         let times: UnsafeMutablePointer<Int64>
         let keys: UnsafeMutablePointer<UInt8>
-        var count = 0
+        /// Written on the render thread, read by tests on theirs (released after each entry).
+        private let countAtomic = Atomic<Int>(0)
+        var count: Int {
+            get { countAtomic.load(ordering: .acquiring) }
+            set { countAtomic.store(newValue, ordering: .releasing) }
+        }
         var noteOffs = 0
         var allNotesOff = 0
         /// System-exclusive messages: (sample time, bytes), the first 64.
