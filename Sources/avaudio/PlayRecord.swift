@@ -105,7 +105,7 @@ struct Play: ParsableCommand {
         let showMeters = !noMeter && (meter || MeterBars.enabledByDefault)
         for path in files {
             if ["mid", "midi", "smf", "kar"].contains((path as NSString).pathExtension.lowercased()) {
-                try playMIDI(path, interrupt: interrupt)
+                try playMIDI(path, interrupt: interrupt, showPosition: showMeters)
                 if interrupt.raised { break }
                 continue
             }
@@ -146,8 +146,9 @@ struct Play: ParsableCommand {
     }
 
     /// A Standard MIDI File through AVMIDIPlayer (its own engine and sampler) on the chosen device,
-    /// `loops` more times after the first, with the position shown while it plays.
-    func playMIDI(_ path: String, interrupt: InterruptFlag) throws {
+    /// `loops` more times after the first, with the position shown while it plays when meters
+    /// would be (the same --meter/--no-meter rule as for audio files).
+    func playMIDI(_ path: String, interrupt: InterruptFlag, showPosition: Bool) throws {
         guard volume == 1, pan == 0, fade == 0 else {
             throw ValidationError("--volume, --pan and --fade apply to audio files, not to the MIDI file \(path)")
         }
@@ -170,14 +171,14 @@ struct Play: ParsableCommand {
                 finished.lock.lock(); let done = finished.done; finished.lock.unlock()
                 if done { break }
                 usleep(50_000)
-                if MeterBars.enabledByDefault && !noMeter {
+                if showPosition {
                     FileHandle.standardError.write(Data(String(format: "\r%7.2f s of %.2f s", player.currentPosition, player.duration).utf8))
                 }
             }
             pass += 1
         }
         player.stop()
-        if MeterBars.enabledByDefault && !noMeter { FileHandle.standardError.write(Data("\n".utf8)) }
+        if showPosition { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 }
 
