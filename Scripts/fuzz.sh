@@ -12,6 +12,8 @@
 #   Scripts/fuzz.sh ci [SECONDS]           build, seed, every target for SECONDS (default 30); fails on a finding
 #   Scripts/fuzz.sh long [SECONDS] [RUNS]  every target until RUNS inputs (default 10 million) or SECONDS
 #                                          (default 3600), whichever comes first; summary → Fuzz/results/
+#                                          (FUZZ_TARGETS="vorbis mp4" limits it to those targets: a
+#                                          release's long run can be spread over several sittings)
 #
 # Goals each run enforces: no crash or broken invariant (a trap), no hang (one input may take at
 # most 1 s of CPU time, checked by the harness; -timeout=10 catches inputs that never return — a
@@ -82,7 +84,7 @@ run_target() {
 
 # summarize TARGET LOG: one Markdown table row from libFuzzer's final statistics.
 summarize() {
-  local target=$1 log=$2 status=$3
+  local target=$1 log=$2 status=$3 elapsed=${4:-?}
   local runs rate cov ft corp rss findings
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | tail -1 | awk '{print $2}')
@@ -91,7 +93,7 @@ summarize() {
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | awk '{print $2}')
   corp=$(grep -o 'corp: [0-9]*/[0-9a-zA-Z]*' "$log" | tail -1 | awk '{print $2}')
   findings=$(ls "$FINDINGS/$target" 2>/dev/null | wc -l)
-  echo "| $target | ${runs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} | ${rss:-?} | $findings | $status |"
+  echo "| $target | $elapsed | ${runs:-?} | ${rate:-?} | ${cov:-?} | ${ft:-?} | ${corp:-?} | ${rss:-?} | $findings | $status |"
 }
 
 every_target() {
@@ -99,11 +101,11 @@ every_target() {
   local failed=0 logs=$SCRATCH/logs
   mkdir -p "$logs"
   {
-    echo "| target | inputs | inputs/s | coverage (edges) | features | corpus (files/size) | peak RSS MB | findings | result |"
-    echo "|---|---|---|---|---|---|---|---|---|"
+    echo "| target | seconds | inputs | inputs/s | coverage (edges) | features | corpus (files/size) | peak RSS MB | findings | result |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
   } > "$report"
   for target in "${TARGETS[@]}"; do
-    local log=$logs/$target.log status=ok extra=()
+    local log=$logs/$target.log status=ok extra=() started=$SECONDS
     [ "$runs" != 0 ] && extra=(-runs="$runs")
     if [ "$runs" != 0 ]; then echo "[fuzz] $target: ${seconds}s or $runs inputs"; else echo "[fuzz] $target: ${seconds}s"; fi
     if ! run_target "$target" "$seconds" "${extra[@]}" > "$log" 2>&1; then
@@ -111,7 +113,7 @@ every_target() {
       failed=1
       grep -E '^(==[0-9]+==ERROR|SUMMARY|avaudio-fuzz \[|Fatal error|artifact_prefix|Test unit written)' "$log" | head -20 || true
     fi
-    summarize "$target" "$log" "$status" | tee -a "$report"
+    summarize "$target" "$log" "$status" "$((SECONDS - started))" | tee -a "$report"
   done
   return $failed
 }
@@ -141,7 +143,12 @@ case "$cmd" in
     build
     seeds
     mkdir -p Fuzz/results
-    report=Fuzz/results/long-$(date -u +%Y-%m-%d).md
+    if [ -n "${FUZZ_TARGETS:-}" ]; then
+      read -r -a TARGETS <<< "$FUZZ_TARGETS"
+      report=Fuzz/results/long-$(date -u +%Y-%m-%d)-$(IFS=+; echo "${TARGETS[*]}").md
+    else
+      report=Fuzz/results/long-$(date -u +%Y-%m-%d).md
+    fi
     tmp=$SCRATCH/long-table.md
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     set +e

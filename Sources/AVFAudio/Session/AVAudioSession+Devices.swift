@@ -14,7 +14,8 @@
 //   active port hdmi…, or form factor tv                                  → HDMI
 //   active port iec958/spdif (S/PDIF)                                     → lineOut / lineIn
 //   active port …headphones → headphones; …headset-mic → headsetMic; …line… → lineOut/lineIn;
-//     …speaker → builtInSpeaker; …mic → builtInMic
+//     …speaker → builtInSpeaker; …internal-mic → builtInMic, another …mic (a jack) → headsetMic
+//     (an ALSA PCM's active port comes from its card's jacks, one part per direction: ALSAJacks.swift)
 //   form factor headphone → headphones (output); headset or hands-free → headsetMic (input) /
 //     headphones (output); car → carAudio; internal, speaker, microphone → builtIn*
 //   anything else the device describes (a pci card, a class-sound device) → builtInSpeaker /
@@ -226,7 +227,14 @@ extension AVAudioSession {
             return asInput ? .bluetoothHFP : .bluetoothA2DP
         }
         if info.bus == "usb" { return .usbAudio }
-        let port = info.activePort ?? ""
+        // An ALSA PCM that works both ways carries one port per direction, joined by "+"
+        // (ALSAJacks.swift): the part for this direction.
+        var port = info.activePort ?? ""
+        if port.contains("+") {
+            port = port.split(separator: "+").first { $0.contains(asInput ? "input" : "output") }.map(String.init) ?? port
+        }
+        // (a port of the other direction alone says nothing about this one)
+        if port.contains(asInput ? "output" : "input") && !port.contains(asInput ? "input" : "output") { port = "" }
         if port.contains("hdmi") || info.formFactor == "tv" { return .HDMI }
         if port.contains("iec958") || port.contains("spdif") { return asInput ? .lineIn : .lineOut }
         if !port.isEmpty {
@@ -234,7 +242,10 @@ extension AVAudioSession {
             if port.contains("headset") { return asInput ? .headsetMic : .headphones }
             if port.contains("line") { return asInput ? .lineIn : .lineOut }
             if port.contains("speaker") && !asInput { return .builtInSpeaker }
-            if port.contains("mic") && asInput { return .builtInMic }
+            // PulseAudio's `analog-input-internal-mic` is the built-in one; its `analog-input-mic`,
+            // `…-front-mic`, `…-rear-mic` are jacks, and a microphone plugged into a jack is what
+            // Apple calls a wired headset's microphone (its only wired-microphone port).
+            if port.contains("mic") && asInput { return port.contains("internal") ? .builtInMic : .headsetMic }
         }
         switch info.formFactor {
         case "headphone" where !asInput: return .headphones
@@ -608,23 +619,59 @@ final class SessionDeviceMonitor: @unchecked Sendable {
     /// `oldDeviceUnavailable` when one leaves (when both happen between two reads, one
     /// `oldDeviceUnavailable`: what was in use may have gone), with the route before the change as
     /// the previous route, after storing the re-enumerated devices in the session's snapshot.
+    ///
+    /// Jacks: it also keeps the control devices of the route's PCMs open (`ALSAJackMonitor`) and
+    /// waits on their events instead of sleeping, so headphones or a microphone plugged into the
+    /// card are seen at once: when a jack's change changes the route (the output becomes
+    /// headphones, the input a headset microphone, or back), it posts `newDeviceAvailable` for a
+    /// plug and `oldDeviceUnavailable` for an unplug, as Apple does for wired headphones.
     private func startThread(watchingCardsFor session: AVAudioSession, selection: AudioDeviceSelection, initial: SessionDeviceSnapshot) {
         let initialCards = Set(AudioDevices.alsaCards())   // read now: a card arriving after activation is a change
+        let initialJacks = Self.jackMonitors(for: initial)  // likewise for a jack
         let thread = Thread { [weak session, self] in
             var cards = initialCards
+            var jacks = initialJacks
             var lastInputs = AVAudioSession.inputSet(initial.devices)
-            var lastRoute = session.map { $0.route(initial, selection: selection, category: $0.category) }
+            // The devices as last posted; routes are compared under the category of the moment
+            // (a category change alone is not a device change; setCategory posts its own).
+            var last = initial
             while true {
-                guard !self.sleep(0.5), let session else { return }
+                var unplugged = false, jackChanged = false
+                if jacks.isEmpty {
+                    guard !self.sleep(0.5) else { return }
+                } else {
+                    guard !self.sleep(0) else { return }
+                    for monitor in jacks {
+                        let before = monitor.jacks
+                        if monitor.waitForChange(timeout: 0.5 / Double(jacks.count)) {
+                            jackChanged = true
+                            unplugged = unplugged || zip(before, monitor.jacks).contains { $0.isPluggedIn && !$1.isPluggedIn }
+                        }
+                    }
+                    jacks.removeAll { $0.isBroken }   // (a card gone: the cards file says so next)
+                    // (stopped while waiting: a jack that changed since is not this session's news)
+                    guard !self.sleep(0) else { return }
+                }
+                guard let session else { return }
                 let now = Set(AudioDevices.alsaCards())
-                guard now != cards else { continue }
+                let cardsChanged = now != cards
+                guard cardsChanged || jackChanged else { continue }
                 let removed = !cards.subtracting(now).isEmpty
                 cards = now
                 let updated = session.routeSnapshot(selection)
+                if cardsChanged { jacks = Self.jackMonitors(for: updated) }
+                let category = session.category
+                let previous = session.route(last, selection: selection, category: category)
+                let route = session.route(updated, selection: selection, category: category)
+                // A jack that changes nothing the session describes (a line input while the
+                // category only plays) posts nothing.
+                guard cardsChanged || route != previous else { continue }
                 session.storeDevices(updated)
-                let previous = lastRoute ?? AVAudioSessionRouteDescription(inputs: [], outputs: [])
-                lastRoute = session.route(updated, selection: selection, category: session.category)
-                session.postRouteChange(removed ? .oldDeviceUnavailable : .newDeviceAvailable, previous: previous)
+                last = updated
+                let reason: AVAudioSession.RouteChangeReason = cardsChanged
+                    ? (removed ? .oldDeviceUnavailable : .newDeviceAvailable)
+                    : (unplugged ? .oldDeviceUnavailable : .newDeviceAvailable)
+                session.postRouteChange(reason, previous: previous)
                 let inputs = AVAudioSession.inputSet(updated.devices)
                 if inputs != lastInputs { session.postAvailableInputsChange() }
                 lastInputs = inputs
@@ -633,6 +680,16 @@ final class SessionDeviceMonitor: @unchecked Sendable {
         thread.name = "AVAudioSession ALSA monitor"
         self.thread = thread
         thread.start()
+    }
+
+    /// The jack monitors for the control devices of a snapshot's output and input PCMs (one per
+    /// control device; none for PCMs without one, or whose card senses no jack).
+    private static func jackMonitors(for snapshot: SessionDeviceSnapshot) -> [ALSAJackMonitor] {
+        var controls: [String] = []
+        for device in [snapshot.output, snapshot.input].compactMap({ $0 }) where device.backend == "alsa" {
+            if let control = AudioDevices.alsaControlName(forPCM: device.id), !controls.contains(control) { controls.append(control) }
+        }
+        return controls.compactMap { ALSAJackMonitor(control: $0) }.filter { $0.isWatching }
     }
 
     func stop() {

@@ -103,9 +103,19 @@ enum DeviceTestALSAConfiguration {
             text += "pcm.avaudio_sine_in_\(rate) { type file slave.pcm \"null\" file \"\(directory.path)/echo-\(rate).raw\" infile \"\(directory.path)/sine-\(rate).raw\" format \"raw\" }\n"
             ALSATestSine.write(to: directory.appendingPathComponent("sine-\(rate).raw"), sampleRate: Double(rate))
         }
+        // A PCM with a control device of the same name whose jacks the test changes: an external
+        // control plugin the jack tests build (ALSATestJackPlugin.swift), reading jacks.state.
+        text += "pcm.avaudio_jacks { type null hint { show on description \"OpenAVFAudio jack test\" } }\n"
+        text += "ctl.avaudio_jacks { type avaudio_jacks state \"\(directory.path)/jacks/jacks.state\" }\n"
+        text += "ctl_type.avaudio_jacks { lib \"\(jackPluginPath(in: directory).path)\" }\n"
         let conf = directory.appendingPathComponent("asound.conf")
         if (try? String(contentsOf: conf, encoding: .utf8)) != text { try? text.write(to: conf, atomically: true, encoding: .utf8) }
         setenv("ALSA_CONFIG_PATH", conf.path, 1)
         return directory
+    }
+
+    /// Where the jack tests build their control plugin.
+    static func jackPluginPath(in directory: URL) -> URL {
+        directory.appendingPathComponent("libasound_module_ctl_avaudio_jacks.so")
     }
 }

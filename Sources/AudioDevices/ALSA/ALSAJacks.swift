@@ -1,0 +1,292 @@
+// Jacks on an ALSA card, read and watched without a sound server.
+//
+// What the kernel reports. A driver that can sense a plug (HD-Audio, most ASoC machine drivers,
+// USB Audio Class 3) gives each sensed connector a read-only boolean control on the card
+// interface named "<connector> Jack": "Headphone Jack", "Front Headphone Jack", "Mic Jack",
+// "Headset Mic Jack", "Headphone Mic Jack", "Line Out Jack", "Line Jack", "Dock Headphone Jack",
+// "HDMI/DP,pcm=3 Jack"; "… Phantom Jack" controls stand for fixed connectors (the internal
+// speaker, the internal microphone) and are always on. The value is true while something is
+// plugged in, and the control raises a value event when it changes. This is what PulseAudio
+// reads to switch its ports (its mixer paths name the same controls), and what a machine with no
+// sound server has.
+//
+// How it is read. The control device that belongs to a PCM is `hw:CARD` for a PCM that names its
+// card (`hw:0,0`, `plughw:CARD=PCH,DEV=0`, `sysdefault:CARD=PCH`, `front:CARD=PCH,DEV=0`), and
+// the control of the same name for one that does not (`default`, or a PCM a user's asoundrc
+// defines together with a `ctl.NAME`, ALSA's convention), when the configuration defines one.
+// PCMs that reach a server (pulse, jack, oss…) are not asked: their control plugins would
+// connect to it.
+//
+// How it reaches the session. Enumeration (ALSAAudioDevice.enumerate) turns the jacks of an
+// analog PCM's card into the PulseAudio-style active port the session's port rules read
+// (`analog-output-headphones`, `analog-input-mic`…; AVAudioSession+Devices.swift), and
+// the session's ALSA watcher keeps an `ALSAJackMonitor` open on the route's control device: it
+// waits on the control's poll descriptors (so a plug is seen at once, not at the next read of
+// the cards file) and posts a route change when a jack's state changes the route.
+//
+// Threading. An `ALSAJackMonitor` belongs to one thread (the session's watcher). Nothing here
+// runs on a render thread.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A connector an ALSA card senses (a kernel "… Jack" control).
+public struct ALSAJack: Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// What is plugged into it, as far as its name says.
+    public enum Kind: String, Sendable, Hashable {
+        /// Headphones (an output).
+        case headphones
+        /// A headset: headphones and a microphone on one plug (both directions).
+        case headset
+        /// A microphone input (a headset's microphone, or a microphone jack).
+        case microphone
+        /// A line-level output.
+        case lineOut
+        /// A line-level input.
+        case lineIn
+        /// An HDMI or DisplayPort connector (a monitor's audio).
+        case hdmi
+        /// Anything else the card senses (a dock, a speaker connector); and phantom jacks.
+        case other
+    }
+
+    /// The control's name (`Headphone Jack`).
+    public var name: String
+    public var kind: Kind
+    /// Whether something is plugged in.
+    public var isPluggedIn: Bool
+    /// The control's numeric id on its control device.
+    public var numid: UInt32
+
+    public init(name: String, isPluggedIn: Bool, numid: UInt32 = 0) {
+        self.name = name
+        self.kind = Self.kind(ofControl: name)
+        self.isPluggedIn = isPluggedIn
+        self.numid = numid
+    }
+
+    public var description: String { "\(name): \(isPluggedIn ? "plugged in" : "unplugged")" }
+
+    /// Whether a control with this name (on the card interface) is a jack.
+    public static func isJackControl(_ name: String) -> Bool { name.hasSuffix(" Jack") }
+
+    /// The kind of connector a jack control's name describes (the names HD-Audio's and ASoC's
+    /// drivers give; see the top of this file). Phantom jacks are `.other`: they describe fixed
+    /// connectors and never change.
+    public static func kind(ofControl name: String) -> Kind {
+        let n = name.lowercased()
+        if n.contains("phantom") { return .other }
+        if n.contains("hdmi") || n.contains("dp,") || n.contains("displayport") { return .hdmi }
+        if n.contains("headset mic") || n.contains("headphone mic") { return .microphone }
+        if n.contains("headset") { return .headset }
+        if n.contains("headphone") { return .headphones }
+        if n.contains("mic") { return .microphone }
+        if n.contains("line out") || n.contains("lineout") || n.contains("line-out") { return .lineOut }
+        if n.contains("line") { return .lineIn }
+        return .other
+    }
+}
+
+extension ALSAJack {
+    /// The active port (PulseAudio's vocabulary, which the session's port rules read) an analog
+    /// output shows with `jacks`: headphones (or a headset) plugged in win over a line output; nil
+    /// when nothing that changes the output is plugged in (the output keeps what the kernel calls
+    /// its PCM device, which the rules read as the built-in speaker).
+    static func outputPort(_ jacks: [ALSAJack]) -> String? {
+        let plugged = Set(jacks.filter(\.isPluggedIn).map(\.kind))
+        if plugged.contains(.headphones) || plugged.contains(.headset) { return "analog-output-headphones" }
+        if plugged.contains(.lineOut) { return "analog-output-lineout" }
+        return nil
+    }
+
+    /// The active port an analog input shows with `jacks`: a microphone plugged in (a headset's
+    /// or a microphone jack's; Apple's only wired-microphone port is `headsetMic`) wins over a
+    /// line input; nil when nothing is plugged in (the built-in microphone).
+    static func inputPort(_ jacks: [ALSAJack]) -> String? {
+        let plugged = Set(jacks.filter(\.isPluggedIn).map(\.kind))
+        if plugged.contains(.microphone) || plugged.contains(.headset) { return "analog-input-mic" }
+        if plugged.contains(.lineIn) { return "analog-input-linein" }
+        return nil
+    }
+}
+
+extension AudioDevices {
+    /// The ALSA control device that belongs to PCM `pcm` (see the top of ALSAJacks.swift), or
+    /// nil when there is none to ask.
+    public static func alsaControlName(forPCM pcm: String) -> String? {
+        let colon = pcm.firstIndex(of: ":")
+        let plugin = String(colon.map { pcm[..<$0] } ?? Substring(pcm))
+        // Plugins that reach a server or have no card behind them.
+        let serverPlugins = ["pulse", "jack", "oss", "pipewire", "null", "file", "usbstream", "a52", "lavrate",
+                             "samplerate", "speexrate", "upmix", "vdownmix"]
+        if serverPlugins.contains(plugin) { return nil }
+        if let colon {
+            var card: String?
+            for (k, part) in pcm[pcm.index(after: colon)...].split(separator: ",").enumerated() {
+                if let eq = part.firstIndex(of: "=") {
+                    if part[..<eq].uppercased() == "CARD" { card = String(part[part.index(after: eq)...]).trimmingCharacters("\"'") }
+                } else if k == 0 && ["hw", "plughw"].contains(plugin) {
+                    card = String(part).trimmingCharacters("\"'")
+                }
+            }
+            if let card, !card.isEmpty { return "hw:\(card)" }
+            return nil
+        }
+        guard let control = try? ALSA.controlLibrary(), control.configDefines("ctl.\(pcm)") else { return nil }
+        return pcm
+    }
+
+    /// The jacks of ALSA control device `control` (`hw:0`, `default`), empty when it cannot be
+    /// opened or senses none.
+    public static func alsaJacks(control: String) -> [ALSAJack] {
+        guard let monitor = ALSAJackMonitor(control: control, subscribe: false) else { return [] }
+        return monitor.jacks
+    }
+}
+
+/// An open ALSA control device and the jacks on it, watched for changes.
+/// One thread uses it at a time (the session's watcher; it is created on the thread that starts
+/// the watcher and handed over): `@unchecked Sendable` for that hand-over.
+public final class ALSAJackMonitor: @unchecked Sendable {
+    private let library: ALSA.ControlLibrary
+    private let handle: OpaquePointer
+    private let value: OpaquePointer
+    private let event: OpaquePointer
+    private var descriptors: [pollfd] = []
+    /// The control device's name.
+    public let control: String
+    /// The jacks as last read.
+    public private(set) var jacks: [ALSAJack]
+    /// Whether the control device failed (a card unplugged): it will report nothing more.
+    public private(set) var isBroken = false
+
+    /// Opens `control` without blocking and reads its jacks; nil when it cannot be opened.
+    /// With `subscribe`, asks for its events (for `waitForChange`).
+    public init?(control: String, subscribe: Bool = true) {
+        guard let library = try? ALSA.controlLibrary() else { return nil }
+        var handle: OpaquePointer?
+        guard control.withCString({ library.open(&handle, $0, ALSA.controlNonBlocking) }) >= 0, let handle else { return nil }
+        var value: OpaquePointer?, event: OpaquePointer?
+        guard library.valueMalloc(&value) == 0, let value else { _ = library.close(handle); return nil }
+        guard library.eventMalloc(&event) == 0, let event else { library.valueFree(value); _ = library.close(handle); return nil }
+        self.library = library
+        self.handle = handle
+        self.value = value
+        self.event = event
+        self.control = control
+        self.jacks = []
+        jacks = listJacks()
+        if subscribe, !jacks.isEmpty, library.subscribeEvents(handle, 1) >= 0 {
+            let count = Int(library.pollDescriptorsCount(handle))
+            if count > 0 {
+                descriptors = [pollfd](repeating: pollfd(fd: -1, events: 0, revents: 0), count: count)
+                let filled = Int(descriptors.withUnsafeMutableBufferPointer { library.pollDescriptors(handle, $0.baseAddress!, UInt32(count)) })
+                descriptors = Array(descriptors.prefix(max(0, filled)))
+            }
+        }
+    }
+
+    deinit {
+        library.eventFree(event)
+        library.valueFree(value)
+        _ = library.close(handle)
+    }
+
+    /// Whether the control device delivers events (else `waitForChange` only sleeps).
+    public var isWatching: Bool { !descriptors.isEmpty }
+
+    /// Waits up to `timeout` seconds for the control device's events and reads the jacks again
+    /// when some came; true when a jack's state changed. Returns early on any event.
+    public func waitForChange(timeout: Double) -> Bool {
+        guard !isBroken, !descriptors.isEmpty else {
+            if timeout > 0 { usleep(useconds_t(min(timeout, 10) * 1_000_000)) }
+            return false
+        }
+        for i in descriptors.indices { descriptors[i].revents = 0 }
+        let n = descriptors.withUnsafeMutableBufferPointer { poll($0.baseAddress, nfds_t($0.count), Int32(max(0, timeout) * 1000)) }
+        guard n > 0 else { return false }
+        var revents: UInt16 = 0
+        _ = descriptors.withUnsafeMutableBufferPointer { library.pollDescriptorsRevents(handle, $0.baseAddress!, UInt32($0.count), &revents) }
+        if revents & UInt16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+            isBroken = true
+            return false
+        }
+        // Drain the events (one per call; 0 or -EAGAIN when none is left). Which element changed
+        // does not matter: the jacks are few, so all are read again.
+        var drained = 0
+        while drained < 1024 {
+            let r = library.read(handle, event)
+            if r <= 0 {
+                if r < 0 && r != -EAGAIN && r != -EINTR { isBroken = true }
+                break
+            }
+            drained += 1
+        }
+        let before = jacks
+        jacks = before.map { jack in
+            var jack = jack
+            if let plugged = read(jack.numid) { jack.isPluggedIn = plugged }
+            return jack
+        }
+        return jacks != before
+    }
+
+    /// Lists the jack controls on the card interface with their values.
+    private func listJacks() -> [ALSAJack] {
+        var listPointer: OpaquePointer?
+        guard library.listMalloc(&listPointer) == 0, let list = listPointer else { return [] }
+        defer { library.listFree(list) }
+        guard library.elemList(handle, list) >= 0 else { return [] }
+        let count = min(library.listGetCount(list), 65_536)
+        guard count > 0, library.listAllocSpace(list, count) >= 0 else { return [] }
+        defer { library.listFreeSpace(list) }
+        guard library.elemList(handle, list) >= 0 else { return [] }
+        var jacks: [ALSAJack] = []
+        for i in 0..<library.listGetUsed(list) where library.listGetInterface(list, i) == ALSA.elementInterfaceCard {
+            guard let cName = library.listGetName(list, i) else { continue }
+            let name = String(cString: cName)
+            guard ALSAJack.isJackControl(name) else { continue }
+            let numid = library.listGetNumID(list, i)
+            guard let plugged = read(numid) else { continue }
+            jacks.append(ALSAJack(name: name, isPluggedIn: plugged, numid: numid))
+        }
+        return jacks
+    }
+
+    /// The boolean value of element `numid` (its first channel); nil when it cannot be read.
+    private func read(_ numid: UInt32) -> Bool? {
+        library.valueSetNumID(value, numid)
+        guard library.elemRead(handle, value) >= 0 else { return nil }
+        return library.valueGetBoolean(value, 0) != 0
+    }
+}
+
+extension ALSAJack {
+    /// Sets `info`'s active port from the jacks of its PCM's card: headphones or a microphone
+    /// plugged into an analog PCM's card make it a headphones / headset-microphone port. Digital
+    /// PCMs (HDMI, S/PDIF) are left alone. `cache` holds the jacks read per control device during
+    /// one enumeration (a card's PCMs share its control device).
+    static func apply(to info: inout AudioDeviceInfo, cache: inout [String: [ALSAJack]]) {
+        let port = info.activePort ?? ""
+        let pcm = info.id.lowercased()
+        let digital = ["hdmi", "iec958", "spdif", "digital", "displayport"]
+        guard !digital.contains(where: { port.contains($0) || pcm.hasPrefix($0) }),
+              let control = AudioDevices.alsaControlName(forPCM: info.id) else { return }
+        let jacks: [ALSAJack]
+        if let cached = cache[control] { jacks = cached } else {
+            jacks = AudioDevices.alsaJacks(control: control)
+            cache[control] = jacks
+        }
+        guard !jacks.isEmpty else { return }
+        // A PCM that works both ways (a hw PCM probed in both directions) gets both ports, joined
+        // by "+": the session's port rules read the part for the direction they describe.
+        let output = info.outputChannels > 0 || info.inputChannels == 0 ? outputPort(jacks) : nil
+        let input = info.inputChannels > 0 ? inputPort(jacks) : nil
+        switch (output, input) {
+        case let (output?, input?): info.activePort = output + "+" + input
+        case let (output?, nil): info.activePort = output
+        case let (nil, input?): info.activePort = input
+        case (nil, nil): break
+        }
+    }
+}

@@ -1,0 +1,131 @@
+// Jacks on an ALSA card without a sound server: the card's jack controls read through alsa-lib's
+// control API, and the session's route following them. No sound card here: the card is an
+// alsa-lib external control plugin built by the test (ALSATestJackPlugin.swift) behind the tests'
+// private ALSA configuration, whose jack values the test changes by rewriting a state file.
+//
+// What Apple documents and these tests hold the session to: plugging wired headphones in posts
+// `routeChangeNotification` with `.newDeviceAvailable`, unplugging them `.oldDeviceUnavailable`
+// (AVAudioSession.RouteChangeReason's documentation and "Responding to audio route changes"),
+// each with the route before the change under `AVAudioSessionRouteChangePreviousRouteKey`;
+// the current route's output is then `.headphones` (or back to the speaker). A wired microphone
+// is `.headsetMic`, Apple's only wired-microphone port.
+import Testing
+import Foundation
+import AVFoundation
+import AudioDevices
+
+extension AVAudioSessionTests {
+    /// The jack test's state file, written with the given jack values (plus a phantom jack and a
+    /// mixer switch that are not jacks the route depends on).
+    private static func writeJacks(headphones: Int, mic: Int, lineIn: Int = 0) throws -> URL {
+        let directory = try #require(ALSADeviceTests.configuration).appendingPathComponent("jacks")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let state = directory.appendingPathComponent("jacks.state")
+        try ALSATestJackPlugin.writeState([(0, "Headphone Jack", headphones), (0, "Mic Jack", mic),
+                                           (0, "Line Jack", lineIn), (0, "Speaker Phantom Jack", 1),
+                                           (2, "Master Playback Switch", 1)], to: state)
+        return state
+    }
+
+    @Test("ALSA jacks: a card's jack controls are read through alsa-lib (names, kinds, values; mixer controls are not jacks); a PCM's control device is hw:CARD or its own name",
+          .enabled(if: ALSATestJackPlugin.canBuild, "needs libasound.so.2 (Debian libasound2) and a C compiler (cc, clang or gcc) to build the test's control plugin"))
+    func alsaJacksRead() throws {
+        _ = try ALSATestJackPlugin.built.get()
+        _ = try Self.writeJacks(headphones: 1, mic: 0)
+        let jacks = AudioDevices.alsaJacks(control: "avaudio_jacks")
+        #expect(jacks.map(\.name) == ["Headphone Jack", "Mic Jack", "Line Jack", "Speaker Phantom Jack"])
+        #expect(jacks.map(\.isPluggedIn) == [true, false, false, true])
+        #expect(jacks.map(\.kind) == [.headphones, .microphone, .lineIn, .other])
+        _ = try Self.writeJacks(headphones: 0, mic: 1)
+        #expect(AudioDevices.alsaJacks(control: "avaudio_jacks").map(\.isPluggedIn) == [false, true, false, true])
+        #expect(AudioDevices.alsaJacks(control: "no_such_control").isEmpty)
+
+        #expect(AudioDevices.alsaControlName(forPCM: "hw:0,0") == "hw:0")
+        #expect(AudioDevices.alsaControlName(forPCM: "plughw:1") == "hw:1")
+        #expect(AudioDevices.alsaControlName(forPCM: "plughw:CARD=PCH,DEV=0") == "hw:PCH")
+        #expect(AudioDevices.alsaControlName(forPCM: "sysdefault:CARD=PCH") == "hw:PCH")
+        #expect(AudioDevices.alsaControlName(forPCM: "front:CARD=Device,DEV=0") == "hw:Device")
+        #expect(AudioDevices.alsaControlName(forPCM: "avaudio_jacks") == "avaudio_jacks", "a PCM with a ctl of its name")
+        #expect(AudioDevices.alsaControlName(forPCM: "avaudio_file_64") == nil, "no ctl.avaudio_file_64 in the configuration")
+        #expect(AudioDevices.alsaControlName(forPCM: "pulse") == nil, "a server's plugin is not asked")
+        #expect(AudioDevices.alsaControlName(forPCM: "dmix") == nil)
+
+        // The names HD-Audio and ASoC drivers give.
+        #expect(ALSAJack.kind(ofControl: "Front Headphone Jack") == .headphones)
+        #expect(ALSAJack.kind(ofControl: "Headset Mic Jack") == .microphone)
+        #expect(ALSAJack.kind(ofControl: "Headphone Mic Jack") == .microphone)
+        #expect(ALSAJack.kind(ofControl: "Headset Jack") == .headset)
+        #expect(ALSAJack.kind(ofControl: "Line Out Jack") == .lineOut)
+        #expect(ALSAJack.kind(ofControl: "HDMI/DP,pcm=3 Jack") == .hdmi)
+        #expect(ALSAJack.kind(ofControl: "Internal Mic Phantom Jack") == .other)
+    }
+
+    @Test("ALSA jacks and the route: headphones plugged in post newDeviceAvailable at once and the output becomes headphones; a microphone makes the input headsetMic; unplugging posts oldDeviceUnavailable with the previous route; an inactive session posts nothing",
+          .enabled(if: ALSATestJackPlugin.canBuild, "needs libasound.so.2 (Debian libasound2) and a C compiler (cc, clang or gcc) to build the test's control plugin"))
+    func alsaJacksFollowTheRoute() throws {
+        _ = try ALSATestJackPlugin.built.get()
+        let state = try Self.writeJacks(headphones: 0, mic: 0)
+        let session = AVAudioSession.sharedInstance()
+        defer { try? session.setActive(false); try? session._setDeviceSelector(nil); try? session.setCategory(.soloAmbient) }
+        try session._setDeviceSelector("alsa:avaudio_jacks")
+        try session.setCategory(.playAndRecord)
+        try session.setActive(true)
+        #expect(session.currentRoute.outputs.map(\.portType) == [.builtInSpeaker], "\(session.currentRoute)")
+        #expect(session.currentRoute.inputs.map(\.portType) == [.builtInMic], "\(session.currentRoute)")
+        #expect(session.currentRoute.outputs.first?.uid == "alsa:avaudio_jacks")
+
+        let routes = NotificationLog(AVAudioSession.routeChangeNotification)
+        func reason(_ note: Notification) -> AVAudioSession.RouteChangeReason? {
+            (note.userInfo?[AVAudioSessionRouteChangeReasonKey] as? NSNumber).flatMap { AVAudioSession.RouteChangeReason(rawValue: $0.uintValue) }
+        }
+        func previous(_ note: Notification?) -> AVAudioSessionRouteDescription? {
+            note?.userInfo?[AVAudioSessionRouteChangePreviousRouteKey] as? AVAudioSessionRouteDescription
+        }
+        usleep(700_000)
+        #expect(routes.items.isEmpty, "nothing plugged, nothing posted")
+
+        // Headphones in: seen through the control's events, not at the next half-second read.
+        let plugged = Date()
+        _ = try Self.writeJacks(headphones: 1, mic: 0)
+        #expect(waitUntil(3) { routes.items.count == 1 }, "no route change after headphones were plugged in")
+        let latency = Date().timeIntervalSince(plugged)
+        #expect(reason(routes.items[0]) == .newDeviceAvailable)
+        #expect(previous(routes.items.first)?.outputs.map(\.portType) == [.builtInSpeaker])
+        #expect(session.currentRoute.outputs.map(\.portType) == [.headphones])
+        #expect(session.currentRoute.inputs.map(\.portType) == [.builtInMic], "headphones alone bring no microphone")
+        #expect(latency < 0.45, "the route followed the plug in \(latency) s")
+
+        // A microphone in: the input becomes the wired microphone.
+        _ = try Self.writeJacks(headphones: 1, mic: 1)
+        #expect(waitUntil(3) { routes.items.count == 2 }, "no route change after a microphone was plugged in")
+        #expect(routes.items.count >= 2 && reason(routes.items[1]) == .newDeviceAvailable)
+        #expect(session.currentRoute.inputs.map(\.portType) == [.headsetMic])
+        #expect(session.currentRoute.outputs.map(\.portType) == [.headphones])
+
+        // Everything out: oldDeviceUnavailable, the previous route holding the headphones.
+        _ = try Self.writeJacks(headphones: 0, mic: 0)
+        #expect(waitUntil(3) { routes.items.count >= 3 }, "no route change after the headset was unplugged")
+        #expect(routes.items.count == 3 && reason(routes.items[2]) == .oldDeviceUnavailable,
+                "\(routes.items.map { reason($0).map { "\($0)" } ?? "?" })")
+        #expect(previous(routes.items.last)?.outputs.map(\.portType) == [.headphones])
+        #expect(previous(routes.items.last)?.inputs.map(\.portType) == [.headsetMic])
+        #expect(session.currentRoute.outputs.map(\.portType) == [.builtInSpeaker])
+        #expect(session.currentRoute.inputs.map(\.portType) == [.builtInMic])
+
+        // A line input while the category only plays changes nothing the route shows.
+        try session.setCategory(.playback)
+        usleep(300_000)
+        let count = routes.items.count
+        _ = try Self.writeJacks(headphones: 0, mic: 0, lineIn: 1)
+        usleep(800_000)
+        #expect(routes.items.count == count, "a jack the route does not show posts nothing: \(routes.items.map { reason($0).map { "\($0)" } ?? "?" }) \(routes.items.last.map { previous($0).map { "\($0)" } ?? "" } ?? "") now \(session.currentRoute)")
+
+        try session.setActive(false)
+        usleep(300_000)
+        let inactive = routes.items.count
+        _ = try Self.writeJacks(headphones: 1, mic: 0)
+        usleep(1_000_000)
+        #expect(routes.items.count == inactive, "an inactive session is not watched")
+        _ = state
+    }
+}
