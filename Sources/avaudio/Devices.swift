@@ -31,12 +31,18 @@ struct Devices: ParsableCommand {
         let devices = AudioDevices.enumerate()
         for device in devices {
             if json {
-                let object: [String: Any] = [
+                var object: [String: Any] = [
                     "selector": device.selector, "backend": device.backend, "id": device.id, "name": device.name,
                     "outputChannels": device.outputChannels, "inputChannels": device.inputChannels,
                     "sampleRates": device.sampleRates, "nominalSampleRate": device.nominalSampleRate,
                     "isDefaultOutput": device.isDefaultOutput, "isDefaultInput": device.isDefaultInput,
                 ]
+                // What the device says it is (the session's port types come from these), when said:
+                // for an ALSA PCM the card's bus and its active port (its jacks: headphones plugged in…).
+                let described: [(String, String?)] = [("bus", device.bus), ("formFactor", device.formFactor),
+                                                      ("deviceClass", device.deviceClass), ("api", device.api),
+                                                      ("activePort", device.activePort), ("bluetoothProfile", device.bluetoothProfile)]
+                for (key, value) in described { if let value { object[key] = value } }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {

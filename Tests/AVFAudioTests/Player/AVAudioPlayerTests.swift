@@ -256,6 +256,44 @@ struct AVAudioPlayerTests {
         #expect(delegate.calls.first?.flag == true)
     }
 
+    @Test("An Ogg Vorbis file (encoded by oggenc) plays, from its URL and from its bytes: its duration, channels and level through the meter, then the delegate",
+          .enabled(if: DeviceComponents.executable("oggenc") != nil, "oggenc (Debian vorbis-tools) is not installed"))
+    func playsOggVorbis() throws {
+        let dir = try PlayerTestFiles.directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = try PlayerTestFiles.sine(dir.appendingPathComponent("tone.wav"), seconds: 2.5, rate: 44_100, channels: 2, amplitude: 0.5,
+                                           settings: [AVLinearPCMBitDepthKey: 16, AVLinearPCMIsFloatKey: false])
+        let ogg = dir.appendingPathComponent("tone.ogg")
+        let oggenc = try ChildProcess(DeviceComponents.executable("oggenc")!, ["-Q", "-q", "6", "-o", ogg.path, wav.path],
+                                      environment: ProcessInfo.processInfo.environment)
+        #expect(waitUntil(30) { !oggenc.isRunning })
+        // Vorbis streams end at their last granule position: the source's 110,250 frames exactly.
+        let fromBytes = try AVAudioPlayer(data: Data(contentsOf: ogg))
+        #expect(abs(fromBytes.duration - 2.5) < 1e-6 && fromBytes.numberOfChannels == 2, "\(fromBytes.duration)")
+        let player = try AVAudioPlayer(contentsOf: ogg)
+        #expect(abs(player.duration - 2.5) < 1e-6 && player.numberOfChannels == 2, "\(player.duration)")
+        player.currentDevice = "null"
+        player.isMeteringEnabled = true
+        let delegate = RecordingDelegate()
+        player.delegate = delegate
+        #expect(player.play())
+        // A 0.5 sine: −9.03 dBFS average and −6.02 dBFS peak; the lossy coding moves a pure tone
+        // by a few hundredths of a dB. Median of eleven readings, as in playsFLAC.
+        usleep(1_200_000)
+        var averages: [Float] = [], peaks: [Float] = []
+        for _ in 0..<11 {
+            player.updateMeters()
+            averages.append(player.averagePower(forChannel: 0))
+            peaks.append(player.peakPower(forChannel: 1))
+            usleep(100_000)
+        }
+        let average = averages.sorted()[5], peak = peaks.sorted()[5]
+        #expect(abs(average - (-9.031)) < 0.15, "median \(average) of \(averages)")
+        #expect(abs(peak - (-6.021)) < 0.15, "median \(peak) of \(peaks)")
+        #expect(waitUntil(5) { !delegate.calls.isEmpty })
+        #expect(delegate.calls.map(\.name) == ["didFinishPlaying"] && delegate.calls.first?.flag == true)
+    }
+
     @Test("A FLAC file with a damaged frame: audioPlayerDecodeErrorDidOccur, then audioPlayerDidFinishPlaying unsuccessfully",
           .enabled(if: DeviceComponents.executable("ffmpeg") != nil, "ffmpeg is not installed"))
     func decodeErrorOnDamagedFLAC() throws {
