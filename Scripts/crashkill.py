@@ -9,11 +9,14 @@ prints "W <frames>" after each write returns. The parent kills it with SIGKILL a
 what was left behind:
   * our reader: `avaudio _crash-writer verify` opens it with AVAudioFile(forReading:) and checks
     it holds at least the frames of the last completed write, with the signal's samples;
-  * libsndfile (python soundfile) opens it and finds the same frames and samples; for M4A files
-    (Apple Lossless and FLAC packets, which libsndfile does not read) ffmpeg decodes it instead.
+  * libsndfile (python soundfile) opens it and finds the same frames and samples; for the
+    compressed files (Apple Lossless and FLAC packets in M4A, native FLAC, Apple Lossless in CAF,
+    FLAC in Ogg) ffmpeg decodes it instead (libsndfile reads only some of them).
 For the packet formats the frames that must be there are those of every 4,096-frame packet the
 last completed write finished (frames buffered for an unfinished packet are not on disk yet).
-A file the kill prevented from being created at all is counted apart ("not created").
+A file the kill prevented from being created at all is counted apart ("not created"), and so is a
+compressed file killed before its first packet ("empty": AVAudioFile opens it with 0 frames;
+ffmpeg refuses every empty ALAC CAF or audio-less Ogg FLAC, those it writes itself included).
 
     python3 Scripts/crashkill.py [--trials 200] [--max-ms 400] [--chunk 4096] [--avaudio .build/debug/avaudio]
                                  [--formats wav16,wav24,wav32,aiff16,...] [--json OUT]
@@ -31,7 +34,11 @@ FORMATS = {  # name: (container, bits)
     "caf16": ("caf", 16), "caf24": ("caf", 24), "caf32f": ("caf", 32),
     "au16": ("au", 16), "au24": ("au", 24), "au32f": ("au", 32),
     "m4a16": ("m4a", 16), "m4a24": ("m4a", 24), "m4aflac16": ("m4a-flac", 16),
+    "flac16": ("flac", 16), "flac24": ("flac", 24), "cafalac16": ("caf-alac", 16), "cafalac24": ("caf-alac", 24),
+    "ogaflac16": ("oga-flac", 16),
 }
+# Compressed containers: 4,096-frame packets, checked with ffmpeg; the file name's extension.
+PACKETS = {"m4a": "m4a", "m4a-flac": "m4a", "flac": "flac", "caf-alac": "caf", "oga-flac": "oga"}
 PACKET_FRAMES = 4096   # ALAC's and FLAC's (level 5) frames per packet
 HAS_FFMPEG = shutil.which("ffmpeg") is not None
 
@@ -51,10 +58,14 @@ def expected(frames):
     return ((((i * 7 + c * 13) % 2000) - 1000) / 2000.0).astype(np.float32).astype(np.float64)
 
 
+def packets_format(fmt):
+    return FORMATS[fmt][0] in PACKETS
+
+
 def trial(avaudio, fmt, chunk, max_ms, directory, rng):
     container, bits = FORMATS[fmt]
-    packets = container.startswith("m4a")
-    path = os.path.join(directory, f"{fmt}-{rng.randrange(1 << 30)}.{'m4a' if packets else container}")
+    packets = container in PACKETS
+    path = os.path.join(directory, f"{fmt}-{rng.randrange(1 << 30)}.{PACKETS.get(container, container)}")
     child = subprocess.Popen([avaudio, "_crash-writer", "write", path, "--container", container, "--bits", str(bits),
                               "--chunk", str(chunk)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     early = rng.random() < 0.1
@@ -99,6 +110,16 @@ def trial(avaudio, fmt, chunk, max_ms, directory, rng):
                 problem = f"{checker}: samples differ"
         except Exception as e:  # noqa: BLE001 - report what libsndfile or ffmpeg says
             problem = f"{checker}: {e}"
+    if problem and packets and written == 0 and ours.returncode == 0:
+        # Killed before its first packet: the file holds no audio, and opens with AVAudioFile (0
+        # frames). ffmpeg refuses every empty file of these codecs, its own included (an empty
+        # ALAC CAF: "Missing packet table"; an Ogg FLAC with no audio page: "End of file"), so
+        # these are counted apart rather than as failures.
+        size = os.path.getsize(path)
+        os.remove(path)
+        return {"result": "empty", "written": 0, "size": size, "problem": None}
+    if problem:
+        problem += f" ({written} frames written)"
     size = os.path.getsize(path)
     os.remove(path)
     return {"result": "fail" if problem else "ok", "written": written, "size": size, "problem": problem}
@@ -119,10 +140,10 @@ def main():
     failed = False
     with tempfile.TemporaryDirectory(prefix="crashkill-") as directory:
         for fmt in args.formats.split(","):
-            if FORMATS[fmt][0].startswith("m4a") and not HAS_FFMPEG:
-                print(f"{fmt:8s} skipped: ffmpeg is not installed (it checks the M4A files)", flush=True)
+            if FORMATS[fmt][0] in PACKETS and not HAS_FFMPEG:
+                print(f"{fmt:8s} skipped: ffmpeg is not installed (it checks the compressed files)", flush=True)
                 continue
-            counts = {"ok": 0, "fail": 0, "not created": 0}
+            counts = {"ok": 0, "fail": 0, "not created": 0, "empty": 0}
             frames = []
             problems = []
             for _ in range(args.trials):
@@ -135,7 +156,8 @@ def main():
             summary[fmt] = {**counts, "max frames written": max(frames), "median frames written": int(np.median(frames)),
                             "problems": problems[:5]}
             print(f"{fmt:8s} ok {counts['ok']:4d}  fail {counts['fail']:3d}  not created {counts['not created']:3d}"
-                  f"  frames written up to {max(frames)}" + (f"  e.g. {problems[0]}" if problems else ""), flush=True)
+                  + (f"  empty {counts['empty']:3d}" if packets_format(fmt) else "")
+                  + f"  frames written up to {max(frames)}" + (f"  e.g. {problems[0]}" if problems else ""), flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"trials per format": args.trials, "max ms": args.max_ms, "chunk": args.chunk, "formats": summary}, f, indent=1)

@@ -2,7 +2,8 @@
 // CrashKillTests). Not shown in `avaudio --help`.
 //
 //     avaudio _crash-writer write OUT --container wav --bits 16 [--chunk 4096] [--frames N]
-//         (--container m4a writes Apple Lossless, m4a-flac FLAC, into an M4A file)
+//         (--container m4a writes Apple Lossless, m4a-flac FLAC, into an M4A file; flac native
+//         FLAC; caf-alac Apple Lossless in CAF; oga-flac FLAC in Ogg)
 //         writes a deterministic stereo signal with AVAudioFile, `--chunk` frames per
 //         `write(from:)`, and prints "R" once the file is created, then "W <total frames>" (flushed)
 //         after each write returns; it
@@ -25,10 +26,13 @@ struct CrashWriter: ParsableCommand {
 
     @Argument(help: "write or verify") var mode: String
     @Argument(help: "The file to write or verify.") var path: String
-    @Option(help: "wav, aiff, aifc, caf, au, m4a (Apple Lossless) or m4a-flac (FLAC in MP4) (write).") var container = "wav"
+    @Option(help: "wav, aiff, aifc, caf, au, m4a (Apple Lossless) or m4a-flac (FLAC in MP4), flac, caf-alac (Apple Lossless in CAF) or oga-flac (FLAC in Ogg) (write).") var container = "wav"
     @Option(help: "16, 24 or 32 (float) bits per sample.") var bits = 16
     @Option(help: "Frames per write(from:).") var chunk = 4096
     @Option(help: "write: stop after this many frames (0: until killed); verify: frames that must be there.") var frames = 0
+
+    /// The containers of compressed packets (4,096 frames each).
+    static let packetContainers: Set<String> = ["m4a", "m4a-flac", "flac", "caf-alac", "oga-flac"]
 
     /// The signal: exact in every format's range (a ramp in 1/1000 steps, scaled to −6 dBFS).
     static func sample(_ frame: Int, _ channel: Int) -> Float {
@@ -54,6 +58,9 @@ struct CrashWriter: ParsableCommand {
         case "caf": fileType = kAudioFileCAFType
         case "au": fileType = kAudioFileNextType
         case "m4a", "m4a-flac": fileType = kAudioFileM4AType
+        case "flac": fileType = kAudioFileFLACType
+        case "caf-alac": fileType = kAudioFileCAFType
+        case "oga-flac": fileType = 0   // (no Apple constant for Ogg: the URL's extension chooses it)
         default: throw ValidationError("unknown container \(container)")
         }
         var settings: [String: Any] = [AVFormatIDKey: kAudioFormatLinearPCM, AVSampleRateKey: 48_000, AVNumberOfChannelsKey: 2,
@@ -61,10 +68,11 @@ struct CrashWriter: ParsableCommand {
                                        AVLinearPCMIsBigEndianKey: container == "aiff" || container == "aifc" || container == "au",
                                        AVAudioFileTypeKey: fileType]
         if container == "aiff" { settings[AVLinearPCMIsFloatKey] = false }
-        if container.hasPrefix("m4a") {
+        if CrashWriter.packetContainers.contains(container) {
             // Packets of 4,096 frames: a kill keeps every packet the last write completed.
-            settings[AVFormatIDKey] = container == "m4a" ? kAudioFormatAppleLossless : kAudioFormatFLAC
+            settings[AVFormatIDKey] = container == "m4a" || container == "caf-alac" ? kAudioFormatAppleLossless : kAudioFormatFLAC
             settings[AVEncoderBitDepthHintKey] = bits
+            if container == "oga-flac" { settings[AVAudioFileTypeKey] = nil }
         }
         let file = try AVAudioFile(forWriting: URL(fileURLWithPath: path), settings: settings, commonFormat: .pcmFormatFloat32, interleaved: false)
         let buffer = AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: AVAudioFrameCount(chunk))!

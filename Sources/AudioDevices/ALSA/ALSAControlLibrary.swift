@@ -34,6 +34,7 @@ extension ALSA {
     typealias ConfigUpdateRef = @convention(c) (UnsafeMutablePointer<OpaquePointer?>) -> Int32
     typealias ConfigUnref = @convention(c) (OpaquePointer) -> Void
     typealias ConfigSearch = @convention(c) (OpaquePointer, UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias ConfigGetString = @convention(c) (OpaquePointer, UnsafeMutablePointer<UnsafePointer<CChar>?>) -> Int32
 
     /// The control functions, resolved once per process.
     struct ControlLibrary {
@@ -64,6 +65,7 @@ extension ALSA {
         let configUpdateRef: ConfigUpdateRef
         let configUnref: ConfigUnref
         let configSearch: ConfigSearch
+        let configGetString: ConfigGetString
 
         init(_ lib: DynamicLibrary) throws {
             open = try lib.function("snd_ctl_open")
@@ -93,15 +95,21 @@ extension ALSA {
             configUpdateRef = try lib.function("snd_config_update_ref")
             configUnref = try lib.function("snd_config_unref")
             configSearch = try lib.function("snd_config_search")
+            configGetString = try lib.function("snd_config_get_string")
         }
 
-        /// Whether the ALSA configuration defines `key` (e.g. `ctl.default`), read through a
-        /// reference to the current tree (alsa-lib may replace the global tree when its files change).
-        func configDefines(_ key: String) -> Bool {
+        /// The string the ALSA configuration gives `key` (e.g. `ctl.default.type` → "hw"): nil when
+        /// it defines none or not as a string. Read through a reference to the current tree
+        /// (alsa-lib may replace the global tree when its files change).
+        func configString(_ key: String) -> String? {
             var top: OpaquePointer?
-            guard configUpdateRef(&top) >= 0, let top else { return false }
+            guard configUpdateRef(&top) >= 0, let top else { return nil }
             defer { configUnref(top) }
-            return key.withCString { configSearch(top, $0, nil) } >= 0
+            var node: OpaquePointer?
+            guard key.withCString({ configSearch(top, $0, &node) }) >= 0, let node else { return nil }
+            var value: UnsafePointer<CChar>?
+            guard configGetString(node, &value) >= 0, let value else { return nil }
+            return String(cString: value)
         }
     }
 

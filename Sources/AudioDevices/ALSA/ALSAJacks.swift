@@ -14,8 +14,8 @@
 // card (`hw:0,0`, `plughw:CARD=PCH,DEV=0`, `sysdefault:CARD=PCH`, `front:CARD=PCH,DEV=0`), and
 // the control of the same name for one that does not (`default`, or a PCM a user's asoundrc
 // defines together with a `ctl.NAME`, ALSA's convention), when the configuration defines one.
-// PCMs that reach a server (pulse, jack, oss…) are not asked: their control plugins would
-// connect to it.
+// PCMs and controls that reach a server (pulse, pipewire, jack, oss…; a desktop's `ctl.!default`
+// is often one) are not asked: their control plugins would connect to it.
 //
 // How it reaches the session. Enumeration (ALSAAudioDevice.enumerate) turns the jacks of an
 // analog PCM's card into the PulseAudio-style active port the session's port rules read
@@ -118,7 +118,7 @@ extension AudioDevices {
         let plugin = String(colon.map { pcm[..<$0] } ?? Substring(pcm))
         // Plugins that reach a server or have no card behind them.
         let serverPlugins = ["pulse", "jack", "oss", "pipewire", "null", "file", "usbstream", "a52", "lavrate",
-                             "samplerate", "speexrate", "upmix", "vdownmix"]
+                             "samplerate", "speexrate", "upmix", "vdownmix", "arcam_av", "bluealsa"]
         if serverPlugins.contains(plugin) { return nil }
         if let colon {
             var card: String?
@@ -132,7 +132,10 @@ extension AudioDevices {
             if let card, !card.isEmpty { return "hw:\(card)" }
             return nil
         }
-        guard let control = try? ALSA.controlLibrary(), control.configDefines("ctl.\(pcm)") else { return nil }
+        // A control of the PCM's name, unless it is a server's plugin (on desktops `ctl.!default`
+        // is often `type pulse` or `type pipewire`): its type names it.
+        guard let control = try? ALSA.controlLibrary(), let type = control.configString("ctl.\(pcm).type"),
+              !serverPlugins.contains(type) else { return nil }
         return pcm
     }
 
