@@ -27,7 +27,7 @@ import AudioDevices
     /// its frames, and so is the priming, 3 × `readFrames`).
     static func simulate(seconds: Double, drift: Double, rate: Double = 8_000, inputRate: Double? = nil, captureChunk: Int = 80,
                          jitter: ClosedRange<Int>? = nil, readFrames: Int = 64, primingFrames: Int? = nil, trims: Bool = false,
-                         tone: Double = 440) -> Run {
+                         tone: Double = 440, stamped: Bool = false) -> Run {
         let inputRate = inputRate ?? rate
         let bridge = InputClockBridge(channels: 1, sampleRate: rate, capacity: 8_192, primingFrames: primingFrames ?? 3 * readFrames,
                                       maximumReadFrames: readFrames, trimsAtPriming: trims, inputSampleRate: inputRate)
@@ -48,11 +48,13 @@ import AudioDevices
             if captureTime <= playTime {
                 let n = jitter.map { Int.random(in: $0, using: &generator) } ?? captureChunk
                 for i in 0..<n { chunk[i] = Float(0.5 * sin(w * Double(captured + i))) }
-                chunk.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: n) }
+                let time = stamped ? UInt64(captureTime * 1e9) : nil
+                chunk.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: n, hostTime: time) }
                 captured += n
                 captureTime += Double(n) / (inputRate * (1 + drift))
             } else {
-                outs.withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: readFrames) }
+                let time = stamped ? UInt64(playTime * 1e9) : nil
+                outs.withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: readFrames, hostTime: time) }
                 run.output.append(contentsOf: UnsafeBufferPointer(start: out, count: readFrames))
                 run.corrections.append(bridge.correctionPPM)
                 run.fillErrors.append(bridge.targetFill.map { bridge.smoothedFill - $0 } ?? .nan)
@@ -328,11 +330,44 @@ import AudioDevices
         #expect(run.corrections.suffix(tail.count).allSatisfy { abs($0 - drift * 1e6) < 8 })
     }
 
-    @Test func oneClockStaysBitExact() {
+    @Test func arrivalTimesExtrapolateTheFillByAtMostOneFragment() {
+        // The same 480-frame writes and 384-frame reads (48 kHz, 10 and 8 ms) into bridges whose
+        // stamps differ: the fill the controller sees (smoothed here, over 0.4 s: too short for
+        // it to act) is the frames held plus the time since the last write at the capture rate,
+        // 5 ms later being 240 frames more; however late the read, at most the last write's
+        // 480 frames more (a missing write does not run the estimate away); nothing for a read
+        // stamped before the write, or for an unstamped write or read (the fill as before times).
+        let rate = 48_000.0, fragment = 480, period = 384
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: period)
+        defer { out.deallocate() }
+        let frames = [Float](repeating: 0.5, count: fragment)
+        func smoothedFill(_ stamps: (_ write: UInt64) -> (write: UInt64?, read: UInt64?)) -> Double {
+            let bridge = InputClockBridge(channels: 1, sampleRate: rate, capacity: 8_192, primingFrames: 1_024, maximumReadFrames: period)
+            for k in 0..<50 {
+                let (write, read) = stamps(1_000_000_000 + UInt64(k) * 10_000_000)
+                frames.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: fragment, hostTime: write) }
+                [out].withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: period, hostTime: read) }
+            }
+            #expect(!bridge.isCompensating && bridge.underruns == 0 && bridge.overruns == 0)
+            return bridge.smoothedFill
+        }
+        let held = smoothedFill { _ in (nil, nil) }
+        #expect(held > 1_000)
+        #expect(abs(smoothedFill { ($0, $0 + 5_000_000) } - held - 240) < 1e-6)
+        #expect(abs(smoothedFill { ($0, $0 + 9_000_000) } - held - 432) < 1e-6)
+        #expect(abs(smoothedFill { ($0, $0 + 1_000_000_000) } - held - 480) < 1e-6)
+        #expect(smoothedFill { ($0, $0 - 1_000_000) } == held)
+        #expect(smoothedFill { _ in (nil, 2_000_000_000) } == held)
+        #expect(smoothedFill { ($0, nil) } == held)
+    }
+
+    @Test(arguments: [false, true])
+    func oneClockStaysBitExact(_ stamped: Bool) {
         // Capture and playback on one clock, with capture arriving in uneven chunks: the bridge
-        // never resamples, and the output is the captured sine frame for frame.
+        // never resamples, and the output is the captured sine frame for frame; with arrival
+        // times as without.
         let rate = 8_000.0
-        let run = Self.simulate(seconds: 150, drift: 0, jitter: 30...130)
+        let run = Self.simulate(seconds: 150, drift: 0, jitter: 30...130, stamped: stamped)
         #expect(!run.bridge.isCompensating)
         #expect(run.bridge.underruns == 0 && run.bridge.overruns == 0)
         let first = run.output.firstIndex { $0 != 0 }!
