@@ -22,10 +22,11 @@
 // Controller. With e the fill's excess over its target in seconds, u the correction (input
 // frames consumed per output frame minus 1) and d the clocks' true difference, e' = d − u and
 // u = kp·e + ki·∫e: a second-order loop, critically damped at ωn = 0.02 rad/s (kp = 0.04 /s,
-// ki = 0.0004 /s²). It is slow on purpose: the fill seen at each read wobbles by a fraction of a
-// capture fragment as the two devices' periods slide past each other (with 10 ms fragments and
-// 8 ms reads, ±0.5 ms with a period that grows as the drift shrinks), and a loop fast enough to
-// follow that would modulate the pitch with it; at this gain a 1 ms wobble moves the ratio by
+// ki = 0.0004 /s²). It is slow on purpose: the fill seen at each read wobbles, by a fraction of a
+// capture fragment as the two devices' periods slide past each other when writes carry no
+// arrival times (with 10 ms fragments and 8 ms reads, ±0.5 ms with a period that grows as the
+// drift shrinks), by the stamps' jitter when they do (see "Arrival times"), and a loop fast
+// enough to follow that would modulate the pitch with it; at this gain a 1 ms wobble moves the ratio by
 // 40 ppm. So that a slow loop needs no minutes to lock, it starts from the drift the fill showed
 // before it left the dead band: the least-squares slope of every read's fill since the target
 // was taken (the two ends alone would carry the wobble into the estimate). And it starts
@@ -59,15 +60,46 @@
 // read within 6 ppm (the pitch wobble) and the smoothed fill within 0.2 frames of its target;
 // the sine through it is clean to -87 dB (-77 dB before). What that scaled run hides: its
 // fragments (15 frames, 10.2 ms) and reads (13 frames, 8.1 ms) are not commensurate, so the
-// phase at which reads sample the capture sawtooth sweeps fast and averages out. At the real
-// rates, 441-frame fragments against 384-frame reads (10 and 8 ms exactly, as devices' periods
-// often are) sample it at a phase that slides only with the drift itself (a 2 ms cycle: 6.7 s at
-// 300 ppm), a wobble of about ±1 ms the least-squares slope cannot average out over the 12 s the
-// fill takes to cross its dead band: measured once (not in the suite: a debug build needs 80 s),
-// the first estimate was 330 ppm for +300 and -235 ppm for -300, and 3-11 s later the fill was
-// within 1.5 ms of its target and the mean 16 and 40 ppm off, converging on the PI loop's own
-// time scale (a minute or two). No overshoot past the drift from the P term any more; an
-// estimator that sees through the slide (timestamps of capture arrival) is still to do.
+// phase at which reads sample the capture sawtooth sweeps fast and averages out; at real
+// periods it does not (next paragraph).
+//
+// Arrival times. The frames held jump by a whole capture fragment at each write: sampled at
+// the reads, a sawtooth between the two devices' periods. At the real rates, 441-frame fragments
+// against 384-frame reads (10 and 8 ms exactly, as devices' periods often are) sample it at a
+// phase that slides only with the drift itself (a 2 ms cycle: 6.7 s at 300 ppm; with equal
+// periods a whole fragment, 33 s), a wobble of up to a fragment that the least-squares slope
+// cannot average out over the 12 s the fill takes to cross its dead band. So writes and reads
+// carry host times (nanoseconds on CLOCK_MONOTONIC, the engine's host clock; passed in, so that
+// tests simulate clocks exactly), and the fill at a read is what the capture device has
+// produced by then less what was read: the frames held plus the time since the last write
+// arrived at the nominal capture rate (plus the converter's pending input, as above). Between
+// writes it now grows as the device captures instead of standing still and jumping; what is
+// left is the jitter of the stamps, which the fit averages. The extrapolation stops at the
+// frames the last write brought (one fragment): a late or missing write holds it there, as if
+// the write had come on time, instead of letting it run away, and when the write comes the
+// frames held take over continuously; a read stamped before the last write adds nothing. A
+// write without a time forgets the last arrival, and a read without one adds nothing: the fill
+// is then the frames held, exactly as before. Times move only the controller's measure, never a
+// frame: the copy on one clock stays bit-exact. How good the stamps are is the caller's: each
+// write's should trail the capture of its last frame by a constant plus jitter (a constant
+// drops out of a slope). PulseAudio's capture callback stamps the moment the server's packet is
+// read; ALSA's bridged capture stamps each snd_pcm_readi as it returns, which, pulled once a
+// playback period just before the read, is up to a period late (no better than the frames held;
+// the hardware pointer's own timestamp, snd_pcm_htimestamp, is not bound yet).
+//
+// Measured (InputClockBridgeTests: 44.1/48 kHz scaled by 1/3 to 14,700 and 16,000 Hz, which keeps
+// 147-frame fragments against 128-frame reads, 10 and 8 ms, and the reverse, 160 against 147
+// frames, 10 and 10 ms; 16 kHz on one rate, 160 against 128; every arrival and read jittered by
+// ±0.5 ms; dead bands of 3.3-3.8 ms). Without times, the first estimate was 314.6 and -313.8
+// ppm for ±300 in the real case (330 and -235 in an earlier measurement: it depends on where
+// in the slide the fit falls), 313.4 and -305.2 on one rate, 94.8 and -96.1 for ±100
+// there, and 40.3 and -35.7 with equal periods, where the fill crossed its dead band late, on a
+// jump; 2 s later the fill was 2-6 frames from its target (4-7 ms with equal periods) and the
+// correction up to 16 ppm off (110 ppm). With times: the first estimate within 2.5 ppm of the
+// drift at ±300 ppm in all three, within 0.7 ppm at ±100 ppm (100.7 and -100.0 in the real case,
+// 100.7 and -99.8 on one rate); 2 s later the smoothed fill within 1.3 frames of its target and
+// every read's correction within 3.5 ppm of the drift; at 0 ppm the fill stays in its dead
+// band (on one rate the bridge keeps copying).
 //
 // Overruns. A reader that stalls (a blocked render thread) while capture goes on finds the ring
 // full: the writes drop the oldest frames and count one overrun per episode. The next read then
@@ -153,6 +185,11 @@ public final class InputClockBridge {
     /// Least-squares sums of the fill's excess (seconds) against the time since the target was
     /// taken, over the reads before the controller starts: n, Σt, Σt², Σf, Σtf.
     private var trend = (n: 0.0, t: 0.0, tt: 0.0, f: 0.0, tf: 0.0)
+    /// The host time (nanoseconds) of the last write, when it carried one.
+    private var arrivalTime: UInt64 = 0
+    /// The frames that write brought: how far the fill may be extrapolated beyond it (0: the last
+    /// write carried no time, and the fill is the frames held, as before arrival times).
+    private var arrivalFrames = 0
     /// Output frames per input frame at the two nominal rates (1 on one rate).
     private let nominalRatio: Double
     /// The rates differ: the bridge resamples always, never copies.
@@ -220,7 +257,18 @@ public final class InputClockBridge {
 
     /// Appends `frames` interleaved frames (`channels` samples each); nil appends silence (a hole
     /// in the capture stream). When the ring is full the oldest frames are dropped (an overrun).
-    public func write(interleaved samples: UnsafePointer<Float>?, frames: Int) {
+    ///
+    /// `hostTime`: when these frames arrived, in nanoseconds of the clock the reads are stamped
+    /// with (the engine's host clock, CLOCK_MONOTONIC): the closer to the moment the device
+    /// captured the last of them, the better. With it, the fill the controller sees grows
+    /// between writes at the capture rate instead of jumping by a fragment at each (see the note
+    /// at the top of the file); without it, the fill is the frames held.
+    public func write(interleaved samples: UnsafePointer<Float>?, frames: Int, hostTime: UInt64? = nil) {
+        if let hostTime {
+            if frames > 0 { arrivalTime = hostTime; arrivalFrames = frames }
+        } else {
+            arrivalFrames = 0
+        }
         // Room for the converter's pre-roll history is kept behind `start` as well.
         let limit = capacity - converter.leadingFrames
         var source = samples
@@ -260,8 +308,11 @@ public final class InputClockBridge {
     /// Fills `frames` (≤ `maximumReadFrames`) frames of each planar buffer in `output`. Returns
     /// false when the ring ran dry (the rest is silence; the bridge primes again). Before the
     /// first priming completes, silence without counting an underrun.
+    ///
+    /// `hostTime`: when this read happens, on the clock the writes are stamped with (see
+    /// `write`); nil measures the fill as the frames held.
     @discardableResult
-    public func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int) -> Bool {
+    public func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames n: Int, hostTime: UInt64? = nil) -> Bool {
         precondition(n >= 0 && n <= maximumReadFrames, "InputClockBridge.read: \(n) frames; at most \(maximumReadFrames)")
         overflowing = false
         if overran {
@@ -311,7 +362,7 @@ public final class InputClockBridge {
             primingFrames = min(maximumPrimingFrames, primingFrames + primingStep)
             return false
         }
-        control(frames: n)
+        control(frames: n, at: hostTime)
         return true
     }
 
@@ -375,18 +426,29 @@ public final class InputClockBridge {
     /// frames. That sum is the bridge's latency, and it moves only with the frames written and
     /// the frames read; the ring's count alone also moves with how much the converter happened to
     /// take in its last piece (see the note at the top of the file).
-    private var fill: Double { Double(count) + (isCompensating ? converter.pendingInputFrames : 0) }
+    private var held: Double { Double(count) + (isCompensating ? converter.pendingInputFrames : 0) }
+
+    /// The capture frames the device has produced since the last write, as of `time`: the time
+    /// since that write's arrival at the nominal capture rate, from 0 up to the frames it brought
+    /// (one fragment: a late or missing write holds the estimate there instead of letting it run
+    /// away, and the next write, when it comes, takes over continuously). 0 without times.
+    private func arrivedSince(at time: UInt64?) -> Double {
+        guard let time, arrivalFrames > 0 else { return 0 }
+        let seconds = Double(Int64(bitPattern: time &- arrivalTime)) * 1e-9
+        return max(0, min(Double(arrivalFrames), seconds * inputSampleRate))
+    }
 
     /// The dead band (see `control`), in capture frames: an eighth of the priming level, at least 2 ms.
     private var deadBandFrames: Int { max(primingFrames / 8, Int((0.002 * inputSampleRate).rounded(.up))) }
 
     /// Updates the smoothed fill, decides when to start compensating, and steers the ratio.
-    private func control(frames n: Int) {
+    private func control(frames n: Int, at time: UInt64?) {
         guard compensates else { return }
         let dt = Double(n) / sampleRate
         elapsed += dt
         let alpha = min(1, dt / Self.smoothingSeconds)
-        let fill = self.fill
+        // What was captured by now, less what was read (see the note at the top of the file).
+        let fill = held + arrivedSince(at: time)
         if smoothingStarts {
             smoothedFill = fill
             smoothingStarts = false

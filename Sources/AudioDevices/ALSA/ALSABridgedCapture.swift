@@ -23,6 +23,15 @@
 // counted in the device's `xrunCount`; so is a read that finds the bridge short (the rest of
 // that period's input is silence). Anything else (-ENODEV: unplugged) ends the device thread.
 //
+// Arrival times. Each write into the bridge is stamped with the time its snd_pcm_readi returned,
+// each read with the time it happens, so that the bridge measures its fill between writes as a
+// continuous quantity (InputClockBridge.swift, "Arrival times"). Here that is coarse: `pull` runs
+// just before each read, once a playback period, so a capture period that the hardware finished
+// at any moment of the previous playback period is stamped at the pull, up to a period late (in
+// effect the fill is sampled as before). snd_pcm_htimestamp (the time of the hardware pointer's
+// last update, on CLOCK_MONOTONIC once the software parameters ask for that) would give the
+// true arrival; it is not bound yet.
+//
 // Real time: the byte and sample buffers are allocated here, before the thread starts; `pull`
 // and `read` call only snd_pcm_readi/snd_pcm_recover/snd_pcm_start and the bridge.
 #if canImport(Glibc)
@@ -92,8 +101,10 @@ final class ALSABridgedCapture: @unchecked Sendable {
         while room > 0 {
             let got = alsa.readi(pcm, bytes, UInt(min(room, chunkFrames)))
             if got > 0 {
+                // (stamped when the read returned: see "Arrival times" above)
+                let arrival = monotonicNanoseconds()
                 format.deinterleave(bytes, channels: 1, frames: got * channels, into: samplesPointer)
-                bridge.write(interleaved: samples, frames: got)
+                bridge.write(interleaved: samples, frames: got, hostTime: arrival)
                 room -= got
                 continue
             }
@@ -111,7 +122,7 @@ final class ALSABridgedCapture: @unchecked Sendable {
     /// One period of input, on the playback clock, into planar `output`. A short bridge (the
     /// capture fell behind) is silence for the rest and counts as an xrun.
     func read(into output: UnsafePointer<UnsafeMutablePointer<Float>>, frames: Int) {
-        if !bridge.read(into: output, frames: frames) { status.xruns.add(1, ordering: .relaxed) }
+        if !bridge.read(into: output, frames: frames, hostTime: monotonicNanoseconds()) { status.xruns.add(1, ordering: .relaxed) }
     }
 
     func end() {

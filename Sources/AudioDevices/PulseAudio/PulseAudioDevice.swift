@@ -490,7 +490,11 @@ private final class PulseSession: @unchecked Sendable {
     /// again after it ran dry) the input is silence; running dry is counted as an xrun.
     private func takeInput(frames n: Int) -> Bool {
         guard let bridge else { return false }
-        if !bridge.read(into: UnsafePointer(input.pointers), frames: n) { status.xruns.add(1, ordering: .relaxed) }
+        // (stamped on the clock the captured data's arrival is: the bridge measures its fill
+        // between the two, see `readAvailable`)
+        if !bridge.read(into: UnsafePointer(input.pointers), frames: n, hostTime: monotonicNanoseconds()) {
+            status.xruns.add(1, ordering: .relaxed)
+        }
         return true
     }
 
@@ -503,6 +507,11 @@ private final class PulseSession: @unchecked Sendable {
         if pulse.streamGetLatency(record, &latency, &negative) == 0, negative == 0 {
             status.inputDelayFrames.store(Int(Double(latency) * rate / 1e6), ordering: .relaxed)
         }
+        // When the data arrived: this callback runs as the server's packet comes in, so the time
+        // now trails the capture of its last frame by the transport's latency, a constant plus
+        // scheduling jitter, which is what the bridge's drift estimate needs (it fits a slope;
+        // a constant offset drops out). pa_stream_get_timing_info would say more, but is not bound.
+        let arrival = monotonicNanoseconds()
         var data: UnsafeRawPointer?
         var length = 0
         while pulse.streamPeek(record, &data, &length) == 0, length > 0 {
@@ -510,7 +519,7 @@ private final class PulseSession: @unchecked Sendable {
             if let bridge {
                 let overruns = bridge.overruns
                 // nil data: a hole in the record stream, written as silence.
-                bridge.write(interleaved: data?.assumingMemoryBound(to: Float.self), frames: count)
+                bridge.write(interleaved: data?.assumingMemoryBound(to: Float.self), frames: count, hostTime: arrival)
                 if bridge.overruns != overruns { status.xruns.add(1, ordering: .relaxed) }
             }
             _ = pulse.streamDrop(record)

@@ -27,7 +27,7 @@ import AudioDevices
     /// its frames, and so is the priming, 3 × `readFrames`).
     static func simulate(seconds: Double, drift: Double, rate: Double = 8_000, inputRate: Double? = nil, captureChunk: Int = 80,
                          jitter: ClosedRange<Int>? = nil, readFrames: Int = 64, primingFrames: Int? = nil, trims: Bool = false,
-                         tone: Double = 440) -> Run {
+                         tone: Double = 440, stamped: Bool = false) -> Run {
         let inputRate = inputRate ?? rate
         let bridge = InputClockBridge(channels: 1, sampleRate: rate, capacity: 8_192, primingFrames: primingFrames ?? 3 * readFrames,
                                       maximumReadFrames: readFrames, trimsAtPriming: trims, inputSampleRate: inputRate)
@@ -48,11 +48,13 @@ import AudioDevices
             if captureTime <= playTime {
                 let n = jitter.map { Int.random(in: $0, using: &generator) } ?? captureChunk
                 for i in 0..<n { chunk[i] = Float(0.5 * sin(w * Double(captured + i))) }
-                chunk.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: n) }
+                let time = stamped ? UInt64(captureTime * 1e9) : nil
+                chunk.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: n, hostTime: time) }
                 captured += n
                 captureTime += Double(n) / (inputRate * (1 + drift))
             } else {
-                outs.withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: readFrames) }
+                let time = stamped ? UInt64(playTime * 1e9) : nil
+                outs.withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: readFrames, hostTime: time) }
                 run.output.append(contentsOf: UnsafeBufferPointer(start: out, count: readFrames))
                 run.corrections.append(bridge.correctionPPM)
                 run.fillErrors.append(bridge.targetFill.map { bridge.smoothedFill - $0 } ?? .nan)
@@ -219,11 +221,153 @@ import AudioDevices
         #expect(f.residual < 1e-3)
     }
 
-    @Test func oneClockStaysBitExact() {
+    /// A seeded generator (SplitMix64), so that a run's jitter, and so its figures, repeat.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// A run at real device periods: capture fragments of 10 ms and reads of `readSeconds`, both
+    /// whole numbers of frames, so that the phase at which reads sample the capture side slides
+    /// only with the drift (as 441-frame fragments against 384-frame reads do at 44.1/48 kHz).
+    /// Each write happens up to 1 ms after its fragment's last frame was captured, each read up
+    /// to 1 ms after its period's nominal time (scheduling latency: ±0.5 ms about its mean), and
+    /// when `stamped`, each is stamped with the time it happens, as the device layer does. Runs
+    /// until `seconds` after the controller engaged, or `limit`.
+    static func simulateArrivals(drift: Double, inputRate: Double, rate: Double, readSeconds: Double, stamped: Bool,
+                                 after seconds: Double, limit: Double, seed: UInt64) -> Run {
+        let fragment = Int((inputRate / 100).rounded()), readFrames = Int((readSeconds * rate).rounded())
+        let lead = InputClockBridge(channels: 1, sampleRate: rate, capacity: 8_192, primingFrames: 0, maximumReadFrames: readFrames,
+                                    inputSampleRate: inputRate).capacity - 8_192
+        let bridge = InputClockBridge(channels: 1, sampleRate: rate, capacity: 8_192, primingFrames: 3 * readFrames + 2 * lead,
+                                      maximumReadFrames: readFrames, inputSampleRate: inputRate)
+        var run = Run(bridge: bridge)
+        var generator = SeededGenerator(state: seed)
+        let chunk = [Float](repeating: 0.25, count: fragment)
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: readFrames)
+        defer { out.deallocate() }
+        let outs = [out]
+        var fragments = 0, reads = 0
+        var writeAt = Double(fragment) / (inputRate * (1 + drift)) + Double.random(in: 0...0.001, using: &generator)
+        var readAt = Double.random(in: 0...0.001, using: &generator)
+        var engagedAt: Double?
+        while readAt < min(limit, (engagedAt ?? .infinity) + seconds) {
+            if writeAt <= readAt {
+                let time = stamped ? UInt64(writeAt * 1e9) : nil
+                chunk.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: fragment, hostTime: time) }
+                fragments += 1
+                writeAt = Double(fragments + 1) * Double(fragment) / (inputRate * (1 + drift)) + Double.random(in: 0...0.001, using: &generator)
+            } else {
+                let time = stamped ? UInt64(readAt * 1e9) : nil
+                outs.withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: readFrames, hostTime: time) }
+                run.corrections.append(bridge.correctionPPM)
+                run.fillErrors.append(bridge.targetFill.map { bridge.smoothedFill - $0 } ?? .nan)
+                if engagedAt == nil && bridge.correctionPPM != 0 { engagedAt = readAt }
+                reads += 1
+                readAt = Double(reads) * Double(readFrames) / rate + Double.random(in: 0...0.001, using: &generator)
+            }
+        }
+        return run
+    }
+
+    // The first drift estimate at real device periods, from the fill measured with arrival
+    // times (see "Arrival times" in the bridge's header). 44.1 against 48 kHz both ways, scaled
+    // by 1/3 (the least that keeps whole frames): 14,700 and 16,000 Hz, 147-frame fragments
+    // against 128-frame reads (exactly 10 and 8 ms, as 441 against 384 at the real rates), the
+    // other way 160-frame fragments against 147-frame reads (10 and 10 ms); and one rate, 16 kHz,
+    // 160 against 128 frames. Arrival and read times jitter by ±0.5 ms (seeded). The controller
+    // engages once the fill leaves its dead band (3.3-3.8 ms here: after 15-18 s at 300 ppm,
+    // about 40 s at 100 ppm). Measured: the first estimate 299.8/-298.8 ppm (14,700 -> 16,000
+    // Hz, ±300), 298.4/-297.5 (16,000 -> 14,700), 301.0/-301.6 and 100.7/-99.8 (one rate, ±300
+    // and ±100; 100.7/-100.0 at ±100 for 14,700 -> 16,000, left out of the suite: 45 s of
+    // resampling in a debug build); in the last of the 2 s after, the smoothed fill within 1.3
+    // frames of its target and the correction within 3.5 ppm of the drift. Required: 6 ppm, 2
+    // frames, 8 ppm. The same runs without times (the fill as the frames held, as before this
+    // estimator): 314.6/-313.8 ppm (14,700 -> 16,000), 40.3/-35.7 (16,000 -> 14,700: equal
+    // periods, a phase that slides a whole fragment in 33 s at 300 ppm, so the fill crossed its
+    // dead band late, at 33 s, on a jump), 313.4/-305.2 and 94.8/-96.1 (one rate); 2 s later the
+    // fill 2-6 frames from its target (60-98 frames, 4-7 ms, for 16,000 -> 14,700) and the
+    // correction up to 16 ppm off (up to 110 ppm). At 0 ppm the controller never engages: the
+    // fill stays in its dead band, and on one rate the bridge keeps copying.
+    @Test(arguments: [(14_700.0, 16_000.0, 0.008), (16_000.0, 14_700.0, 0.010), (16_000.0, 16_000.0, 0.008)],
+          [300e-6, -300e-6, 0])
+    func estimatesTheDriftFromArrivalTimes(_ rates: (Double, Double, Double), _ drift: Double) {
+        Self.checkArrivalEstimate(rates, drift)
+    }
+
+    // ±100 ppm, which take three times as long to leave the dead band (about 40 s): on one rate
+    // only, where the bridge copies until then (a debug build resamples slowly).
+    @Test(arguments: [100e-6, -100e-6])
+    func estimatesASmallDriftFromArrivalTimes(_ drift: Double) {
+        Self.checkArrivalEstimate((16_000, 16_000, 0.008), drift)
+    }
+
+    static func checkArrivalEstimate(_ rates: (Double, Double, Double), _ drift: Double) {
+        let (input, output, readSeconds) = rates
+        let run = simulateArrivals(drift: drift, inputRate: input, rate: output, readSeconds: readSeconds, stamped: true,
+                                   after: 2, limit: drift == 0 ? 8 : 60, seed: 0x5EED_0000 &+ UInt64(bitPattern: Int64(drift * 1e6)))
+        let engaged = run.corrections.firstIndex { $0 != 0 }
+        let first = engaged.map { run.corrections[$0] } ?? .nan
+        let tail = run.fillErrors.suffix(Int(1 / readSeconds))
+        print(String(format: "%.0f -> %.0f Hz, drift %+.0f ppm: first estimate %.1f ppm after %.1f s; fill in the last second %+.2f...%+.2f frames; correction then %.1f...%.1f ppm",
+                     input, output, drift * 1e6, first, engaged.map { Double($0) * readSeconds } ?? .nan, tail.min() ?? .nan, tail.max() ?? .nan,
+                     run.corrections.suffix(tail.count).min() ?? .nan, run.corrections.suffix(tail.count).max() ?? .nan))
+        #expect(run.bridge.underruns == 0 && run.bridge.overruns == 0)
+        if drift == 0 {
+            #expect(engaged == nil)
+            #expect(run.bridge.isCompensating == (input != output))
+            #expect(tail.allSatisfy { abs($0) < 2 })
+            return
+        }
+        #expect(abs(first - drift * 1e6) < 6)
+        #expect(tail.allSatisfy { abs($0) < 2 })
+        #expect(run.corrections.suffix(tail.count).allSatisfy { abs($0 - drift * 1e6) < 8 })
+    }
+
+    @Test func arrivalTimesExtrapolateTheFillByAtMostOneFragment() {
+        // The same 480-frame writes and 384-frame reads (48 kHz, 10 and 8 ms) into bridges whose
+        // stamps differ: the fill the controller sees (smoothed here, over 0.4 s: too short for
+        // it to act) is the frames held plus the time since the last write at the capture rate,
+        // 5 ms later being 240 frames more; however late the read, at most the last write's
+        // 480 frames more (a missing write does not run the estimate away); nothing for a read
+        // stamped before the write, or for an unstamped write or read (the fill as before times).
+        let rate = 48_000.0, fragment = 480, period = 384
+        let out = UnsafeMutablePointer<Float>.allocate(capacity: period)
+        defer { out.deallocate() }
+        let frames = [Float](repeating: 0.5, count: fragment)
+        func smoothedFill(_ stamps: (_ write: UInt64) -> (write: UInt64?, read: UInt64?)) -> Double {
+            let bridge = InputClockBridge(channels: 1, sampleRate: rate, capacity: 8_192, primingFrames: 1_024, maximumReadFrames: period)
+            for k in 0..<50 {
+                let (write, read) = stamps(1_000_000_000 + UInt64(k) * 10_000_000)
+                frames.withUnsafeBufferPointer { bridge.write(interleaved: $0.baseAddress!, frames: fragment, hostTime: write) }
+                [out].withUnsafeBufferPointer { _ = bridge.read(into: $0.baseAddress!, frames: period, hostTime: read) }
+            }
+            #expect(!bridge.isCompensating && bridge.underruns == 0 && bridge.overruns == 0)
+            return bridge.smoothedFill
+        }
+        let held = smoothedFill { _ in (nil, nil) }
+        #expect(held > 1_000)
+        #expect(abs(smoothedFill { ($0, $0 + 5_000_000) } - held - 240) < 1e-6)
+        #expect(abs(smoothedFill { ($0, $0 + 9_000_000) } - held - 432) < 1e-6)
+        #expect(abs(smoothedFill { ($0, $0 + 1_000_000_000) } - held - 480) < 1e-6)
+        #expect(smoothedFill { ($0, $0 - 1_000_000) } == held)
+        #expect(smoothedFill { _ in (nil, 2_000_000_000) } == held)
+        #expect(smoothedFill { ($0, nil) } == held)
+    }
+
+    @Test(arguments: [false, true])
+    func oneClockStaysBitExact(_ stamped: Bool) {
         // Capture and playback on one clock, with capture arriving in uneven chunks: the bridge
-        // never resamples, and the output is the captured sine frame for frame.
+        // never resamples, and the output is the captured sine frame for frame; with arrival
+        // times as without.
         let rate = 8_000.0
-        let run = Self.simulate(seconds: 150, drift: 0, jitter: 30...130)
+        let run = Self.simulate(seconds: 150, drift: 0, jitter: 30...130, stamped: stamped)
         #expect(!run.bridge.isCompensating)
         #expect(run.bridge.underruns == 0 && run.bridge.overruns == 0)
         let first = run.output.firstIndex { $0 != 0 }!
