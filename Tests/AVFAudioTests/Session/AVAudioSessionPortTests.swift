@@ -209,6 +209,9 @@ extension AVAudioSessionTests {
         let saved = ALSACardTree.current.withLock { $0 }
         ALSACardTree.current.withLock { $0 = root.tree }
         defer { ALSACardTree.current.withLock { $0 = saved } }
+        // The selection must stay put while other suites run (a player test may switch it).
+        SharedSessionTestLock.lock.lock()
+        defer { SharedSessionTestLock.lock.unlock() }
         let session = AVAudioSession.sharedInstance()
         defer { try? session.setActive(false); try? session._setDeviceSelector(nil); try? session.setCategory(.soloAmbient) }
         try session._setDeviceSelector("alsa")
