@@ -149,7 +149,7 @@ case "$cmd" in
     else
       report=Fuzz/results/long-$(date -u +%Y-%m-%d).md
     fi
-    tmp=$SCRATCH/long-table.md
+    tmp=$SCRATCH/long-table-$$.md   # (per run: two long runs may share the scratch path)
     load_before=$(cut -d' ' -f1-3 /proc/loadavg)
     set +e
     every_target "$seconds" "$runs" "$tmp"
