@@ -453,6 +453,20 @@ extension AVAudioSession {
         self.snapshot = updated
     }
 
+    /// Records the output device's volume and mute switch as the ALSA watcher read them from
+    /// the card (`outputVolume` reads it), without enumerating again.
+    func storeOutputLevel(selector: String, volume: Double?, isMuted: Bool?) {
+        lock.lock(); defer { lock.unlock() }
+        guard var snapshot, snapshot.output?.selector == selector else { return }
+        snapshot.output?.volume = volume
+        snapshot.output?.isMuted = isMuted
+        for i in snapshot.devices.indices where snapshot.devices[i].selector == selector {
+            snapshot.devices[i].volume = volume
+            snapshot.devices[i].isMuted = isMuted
+        }
+        self.snapshot = snapshot
+    }
+
     /// The capture devices in a device list (what `availableInputs` lists), by selector.
     static func inputSet(_ devices: [AudioDeviceInfo]) -> Set<String> {
         Set(devices.filter { $0.inputChannels > 0 }.map(\.selector))
@@ -636,16 +650,30 @@ final class SessionDeviceMonitor: @unchecked Sendable {
             // (a category change alone is not a device change; setCategory posts its own).
             var last = initial
             while true {
-                var unplugged = false, jackChanged = false
+                var unplugged = false, jackChanged = false, unmuteHint = false
+                var level: (volume: Double?, muted: Bool?)?
                 if jacks.isEmpty {
                     guard !self.sleep(0.5) else { return }
                 } else {
                     guard !self.sleep(0) else { return }
+                    let outputControl = last.output.flatMap { AudioDevices.alsaControlName(forPCM: $0.id) }
                     for monitor in jacks {
-                        let before = monitor.jacks
-                        if monitor.waitForChange(timeout: 0.5 / Double(jacks.count)) {
+                        let before = monitor.jacks, volume = monitor.outputVolume, muted = monitor.outputMuted
+                        guard monitor.waitForChange(timeout: 0.5 / Double(jacks.count)) else { continue }
+                        if monitor.jacks != before {
                             jackChanged = true
                             unplugged = unplugged || zip(before, monitor.jacks).contains { $0.isPluggedIn && !$1.isPluggedIn }
+                        }
+                        // The output card's volume raised or its switch turned on: the user's hint
+                        // to unmute, by the rule the PulseAudio watcher applies to its sink.
+                        if monitor.control == outputControl, var old = last.output {
+                            var new = old
+                            old.volume = volume; old.isMuted = muted
+                            new.volume = monitor.outputVolume; new.isMuted = monitor.outputMuted
+                            unmuteHint = unmuteHint || AVAudioSession.hintsToUnmute(from: old, to: new)
+                            if monitor.outputVolume != volume || monitor.outputMuted != muted {
+                                level = (monitor.outputVolume, monitor.outputMuted)
+                            }
                         }
                     }
                     jacks.removeAll { $0.isBroken }   // (a card gone: the cards file says so next)
@@ -653,6 +681,10 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                     guard !self.sleep(0) else { return }
                 }
                 guard let session else { return }
+                if let level, let output = last.output {
+                    session.storeOutputLevel(selector: output.selector, volume: level.volume, isMuted: level.muted)
+                }
+                if unmuteHint && session.isOutputMuted { session.postUserIntentToUnmuteOutput() }
                 let now = Set(AudioDevices.alsaCards())
                 let cardsChanged = now != cards
                 guard cardsChanged || jackChanged else { continue }
@@ -689,7 +721,7 @@ final class SessionDeviceMonitor: @unchecked Sendable {
         for device in [snapshot.output, snapshot.input].compactMap({ $0 }) where device.backend == "alsa" {
             if let control = AudioDevices.alsaControlName(forPCM: device.id), !controls.contains(control) { controls.append(control) }
         }
-        return controls.compactMap { ALSAJackMonitor(control: $0) }.filter { $0.isWatching }
+        return controls.compactMap { ALSAJackMonitor(control: $0) }.filter { $0.isWatching }   // (jacks or a playback level)
     }
 
     func stop() {

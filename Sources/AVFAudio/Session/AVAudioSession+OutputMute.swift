@@ -27,8 +27,10 @@
 // monitor (AVAudioSession+Devices.swift, every 250 ms) posts the notification, without a
 // user-info dictionary, when the route's output device gets louder or its mute switch is turned
 // off. Turning it down or muting it is not a hint to unmute, and a different output device
-// (a route change) is not a gesture on the same device; neither posts. ALSA without a server and
-// JACK have no such volume in the device layer, so there nothing posts it.
+// (a route change) is not a gesture on the same device; neither posts. On ALSA without a server
+// the output card's main playback volume and switch play that part (the hardware mixer the volume
+// keys drive there: ALSAJacks.swift), watched through the card's control events; JACK has no
+// such volume in the device layer, so there nothing posts it.
 import Foundation
 import Synchronization
 import AudioDevices

@@ -441,7 +441,7 @@ extension ALSAAudioDevice {
         // What the kernel says about each PCM's card: its bus, its PCM device's name (ALSACards.swift).
         let tree = ALSACardTree.current.withLock { $0 }
         let cards = tree.cards()
-        var jacks: [String: [ALSAJack]] = [:]   // per control device (ALSAJacks.swift)
+        var controls: [String: ALSAControlState] = [:]   // per control device (ALSAJacks.swift)
         var i = 0
         while let entry = hints[i] {
             i += 1
@@ -460,7 +460,7 @@ extension ALSAAudioDevice {
                                            nominalSampleRate: rates.contains(48_000) ? 48_000 : (rates.first ?? 0),
                                            isDefaultOutput: name == "default", isDefaultInput: name == "default"))
             tree.describe(&devices[devices.count - 1], cards: cards)
-            ALSAJack.apply(to: &devices[devices.count - 1], cache: &jacks)
+            ALSAJack.apply(to: &devices[devices.count - 1], cache: &controls)
         }
         return devices
     }

@@ -15,6 +15,11 @@ extension ALSA {
     /// SND_CTL_ELEM_IFACE_CARD: the interface jack controls live on (the kernel's
     /// `snd_jack_add_new_kctl` creates them there).
     static let elementInterfaceCard: Int32 = 0
+    /// SND_CTL_ELEM_IFACE_MIXER: the interface of volume and switch controls.
+    static let elementInterfaceMixer: Int32 = 2
+    /// SND_CTL_ELEM_TYPE_BOOLEAN, SND_CTL_ELEM_TYPE_INTEGER.
+    static let elementTypeBoolean: Int32 = 1
+    static let elementTypeInteger: Int32 = 2
 
     typealias ControlOpen = @convention(c) (UnsafeMutablePointer<OpaquePointer?>, UnsafePointer<CChar>, Int32) -> Int32
     typealias ControlCall = @convention(c) (OpaquePointer) -> Int32
@@ -31,6 +36,10 @@ extension ALSA {
     typealias ListIndexName = @convention(c) (OpaquePointer, UInt32) -> UnsafePointer<CChar>?
     typealias ValueSetNumID = @convention(c) (OpaquePointer, UInt32) -> Void
     typealias ValueGetBoolean = @convention(c) (OpaquePointer, UInt32) -> Int32
+    typealias ValueGetInteger = @convention(c) (OpaquePointer, UInt32) -> Int
+    typealias InfoGetInt = @convention(c) (OpaquePointer) -> Int32
+    typealias InfoGetUInt = @convention(c) (OpaquePointer) -> UInt32
+    typealias InfoGetLong = @convention(c) (OpaquePointer) -> Int
     typealias ConfigUpdateRef = @convention(c) (UnsafeMutablePointer<OpaquePointer?>) -> Int32
     typealias ConfigUnref = @convention(c) (OpaquePointer) -> Void
     typealias ConfigSearch = @convention(c) (OpaquePointer, UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
@@ -60,6 +69,15 @@ extension ALSA {
         let valueFree: ObjectFree
         let valueSetNumID: ValueSetNumID
         let valueGetBoolean: ValueGetBoolean
+        let valueGetInteger: ValueGetInteger
+        let infoMalloc: ObjectMalloc
+        let infoFree: ObjectFree
+        let infoSetNumID: ValueSetNumID
+        let elemInfo: ControlObjectCall
+        let infoGetType: InfoGetInt
+        let infoGetCount: InfoGetUInt
+        let infoGetMin: InfoGetLong
+        let infoGetMax: InfoGetLong
         let eventMalloc: ObjectMalloc
         let eventFree: ObjectFree
         let configUpdateRef: ConfigUpdateRef
@@ -90,6 +108,15 @@ extension ALSA {
             valueFree = try lib.function("snd_ctl_elem_value_free")
             valueSetNumID = try lib.function("snd_ctl_elem_value_set_numid")
             valueGetBoolean = try lib.function("snd_ctl_elem_value_get_boolean")
+            valueGetInteger = try lib.function("snd_ctl_elem_value_get_integer")
+            infoMalloc = try lib.function("snd_ctl_elem_info_malloc")
+            infoFree = try lib.function("snd_ctl_elem_info_free")
+            infoSetNumID = try lib.function("snd_ctl_elem_info_set_numid")
+            elemInfo = try lib.function("snd_ctl_elem_info")
+            infoGetType = try lib.function("snd_ctl_elem_info_get_type")
+            infoGetCount = try lib.function("snd_ctl_elem_info_get_count")
+            infoGetMin = try lib.function("snd_ctl_elem_info_get_min")
+            infoGetMax = try lib.function("snd_ctl_elem_info_get_max")
             eventMalloc = try lib.function("snd_ctl_event_malloc")
             eventFree = try lib.function("snd_ctl_event_free")
             configUpdateRef = try lib.function("snd_config_update_ref")

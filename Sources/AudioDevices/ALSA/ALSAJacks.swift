@@ -24,6 +24,13 @@
 // waits on the control's poll descriptors (so a plug is seen at once, not at the next read of
 // the cards file) and posts a route change when a jack's state changes the route.
 //
+// The playback level. The same control device carries the card's mixer: its main playback
+// volume and switch ("Master Playback Volume"/"… Switch", else PCM, Speaker, Headphone) are what
+// the volume keys drive on a machine without a sound server, so they are the output's volume and
+// mute switch here, as a server's sink volume is (AVAudioSession.outputVolume and the unmute hint
+// read them). The volume is the control's raw value as a fraction of its range, averaged over its
+// channels — the scale alsamixer's percentages show; no dB mapping.
+//
 // Threading. An `ALSAJackMonitor` belongs to one thread (the session's watcher). Nothing here
 // runs on a render thread.
 #if canImport(Glibc)
@@ -147,7 +154,21 @@ extension AudioDevices {
     }
 }
 
-/// An open ALSA control device and the jacks on it, watched for changes.
+/// What one read of a control device found (enumeration's cache).
+struct ALSAControlState {
+    var jacks: [ALSAJack] = []
+    var outputVolume: Double?
+    var outputMuted: Bool?
+
+    init(control: String) {
+        guard let monitor = ALSAJackMonitor(control: control, subscribe: false) else { return }
+        jacks = monitor.jacks
+        outputVolume = monitor.outputVolume
+        outputMuted = monitor.outputMuted
+    }
+}
+
+/// An open ALSA control device, the jacks on it and its main playback level, watched for changes.
 /// One thread uses it at a time (the session's watcher; it is created on the thread that starts
 /// the watcher and handed over): `@unchecked Sendable` for that hand-over.
 public final class ALSAJackMonitor: @unchecked Sendable {
@@ -160,6 +181,17 @@ public final class ALSAJackMonitor: @unchecked Sendable {
     public let control: String
     /// The jacks as last read.
     public private(set) var jacks: [ALSAJack]
+    /// The card's main playback volume as last read: the mean of its channels' values as a
+    /// fraction of the control's range (0 at its minimum, 1 at its maximum); nil when the card
+    /// has none. The main control is the first of `Master`, `PCM`, `Speaker`, `Headphone` with a
+    /// "… Playback Volume" control (the element PulseAudio's ALSA mixer paths take as the
+    /// device volume when there is no server).
+    public private(set) var outputVolume: Double?
+    /// Whether the card's main playback switch is off on every channel (muted); nil when it has none.
+    public private(set) var outputMuted: Bool?
+    /// The main playback controls: numid, channel count, and the volume's range.
+    private var volumeControl: (numid: UInt32, count: Int, min: Int, max: Int)?
+    private var switchControl: (numid: UInt32, count: Int)?
     /// Whether the control device failed (a card unplugged): it will report nothing more.
     public private(set) var isBroken = false
 
@@ -178,8 +210,9 @@ public final class ALSAJackMonitor: @unchecked Sendable {
         self.event = event
         self.control = control
         self.jacks = []
-        jacks = listJacks()
-        if subscribe, !jacks.isEmpty, library.subscribeEvents(handle, 1) >= 0 {
+        jacks = listControls()
+        readLevels()
+        if subscribe, !jacks.isEmpty || volumeControl != nil || switchControl != nil, library.subscribeEvents(handle, 1) >= 0 {
             let count = Int(library.pollDescriptorsCount(handle))
             if count > 0 {
                 descriptors = [pollfd](repeating: pollfd(fd: -1, events: 0, revents: 0), count: count)
@@ -195,11 +228,13 @@ public final class ALSAJackMonitor: @unchecked Sendable {
         _ = library.close(handle)
     }
 
-    /// Whether the control device delivers events (else `waitForChange` only sleeps).
+    /// Whether the control device delivers events for its jacks or level (else `waitForChange`
+    /// only sleeps).
     public var isWatching: Bool { !descriptors.isEmpty }
 
-    /// Waits up to `timeout` seconds for the control device's events and reads the jacks again
-    /// when some came; true when a jack's state changed. Returns early on any event.
+    /// Waits up to `timeout` seconds for the control device's events and reads the jacks and the
+    /// playback level again when some came; true when any of them changed. Returns early on any
+    /// event.
     public func waitForChange(timeout: Double) -> Bool {
         guard !isBroken, !descriptors.isEmpty else {
             if timeout > 0 { usleep(useconds_t(min(timeout, 10) * 1_000_000)) }
@@ -225,17 +260,40 @@ public final class ALSAJackMonitor: @unchecked Sendable {
             }
             drained += 1
         }
-        let before = jacks
-        jacks = before.map { jack in
+        let before = (jacks, outputVolume, outputMuted)
+        jacks = before.0.map { jack in
             var jack = jack
             if let plugged = read(jack.numid) { jack.isPluggedIn = plugged }
             return jack
         }
-        return jacks != before
+        readLevels()
+        return jacks != before.0 || outputVolume != before.1 || outputMuted != before.2
     }
 
-    /// Lists the jack controls on the card interface with their values.
-    private func listJacks() -> [ALSAJack] {
+    /// Reads the main playback volume and switch (see `outputVolume`).
+    private func readLevels() {
+        if let control = volumeControl, control.max > control.min, control.count > 0 {
+            library.valueSetNumID(value, control.numid)
+            if library.elemRead(handle, value) >= 0 {
+                var sum = 0.0
+                for c in 0..<control.count {
+                    let v = min(max(library.valueGetInteger(value, UInt32(c)), control.min), control.max)
+                    sum += Double(v - control.min) / Double(control.max - control.min)
+                }
+                outputVolume = sum / Double(control.count)
+            }
+        }
+        if let control = switchControl, control.count > 0 {
+            library.valueSetNumID(value, control.numid)
+            if library.elemRead(handle, value) >= 0 {
+                outputMuted = (0..<control.count).allSatisfy { library.valueGetBoolean(value, UInt32($0)) == 0 }
+            }
+        }
+    }
+
+    /// Lists the jack controls on the card interface with their values, and finds the main
+    /// playback volume and switch on the mixer interface (`volumeControl`, `switchControl`).
+    private func listControls() -> [ALSAJack] {
         var listPointer: OpaquePointer?
         guard library.listMalloc(&listPointer) == 0, let list = listPointer else { return [] }
         defer { library.listFree(list) }
@@ -245,15 +303,44 @@ public final class ALSAJackMonitor: @unchecked Sendable {
         defer { library.listFreeSpace(list) }
         guard library.elemList(handle, list) >= 0 else { return [] }
         var jacks: [ALSAJack] = []
-        for i in 0..<library.listGetUsed(list) where library.listGetInterface(list, i) == ALSA.elementInterfaceCard {
+        var mixer: [String: UInt32] = [:]
+        for i in 0..<library.listGetUsed(list) {
             guard let cName = library.listGetName(list, i) else { continue }
             let name = String(cString: cName)
-            guard ALSAJack.isJackControl(name) else { continue }
             let numid = library.listGetNumID(list, i)
-            guard let plugged = read(numid) else { continue }
-            jacks.append(ALSAJack(name: name, isPluggedIn: plugged, numid: numid))
+            switch library.listGetInterface(list, i) {
+            case ALSA.elementInterfaceCard where ALSAJack.isJackControl(name):
+                guard let plugged = read(numid) else { continue }
+                jacks.append(ALSAJack(name: name, isPluggedIn: plugged, numid: numid))
+            case ALSA.elementInterfaceMixer where name.hasSuffix(" Playback Volume") || name.hasSuffix(" Playback Switch"):
+                if mixer[name] == nil { mixer[name] = numid }   // (index 0: the first listed)
+            default:
+                break
+            }
+        }
+        let mains = ["Master", "PCM", "Speaker", "Headphone"]
+        if let numid = mains.lazy.compactMap({ mixer[$0 + " Playback Volume"] }).first, let info = info(numid),
+           info.type == ALSA.elementTypeInteger {
+            volumeControl = (numid, info.count, info.min, info.max)
+        }
+        if let numid = mains.lazy.compactMap({ mixer[$0 + " Playback Switch"] }).first, let info = info(numid),
+           info.type == ALSA.elementTypeBoolean {
+            switchControl = (numid, info.count)
         }
         return jacks
+    }
+
+    /// Element `numid`'s type, channel count and (for integers) range.
+    private func info(_ numid: UInt32) -> (type: Int32, count: Int, min: Int, max: Int)? {
+        var pointer: OpaquePointer?
+        guard library.infoMalloc(&pointer) == 0, let info = pointer else { return nil }
+        defer { library.infoFree(info) }
+        library.infoSetNumID(info, numid)
+        guard library.elemInfo(handle, info) >= 0 else { return nil }
+        let type = library.infoGetType(info)
+        let count = Int(min(library.infoGetCount(info), 64))
+        let isInteger = type == ALSA.elementTypeInteger
+        return (type, count, isInteger ? library.infoGetMin(info) : 0, isInteger ? library.infoGetMax(info) : 1)
     }
 
     /// The boolean value of element `numid` (its first channel); nil when it cannot be read.
@@ -265,21 +352,29 @@ public final class ALSAJackMonitor: @unchecked Sendable {
 }
 
 extension ALSAJack {
-    /// Sets `info`'s active port from the jacks of its PCM's card: headphones or a microphone
-    /// plugged into an analog PCM's card make it a headphones / headset-microphone port. Digital
-    /// PCMs (HDMI, S/PDIF) are left alone. `cache` holds the jacks read per control device during
-    /// one enumeration (a card's PCMs share its control device).
-    static func apply(to info: inout AudioDeviceInfo, cache: inout [String: [ALSAJack]]) {
+    /// Sets `info`'s active port from the jacks of its PCM's card — headphones or a microphone
+    /// plugged into an analog PCM's card make it a headphones / headset-microphone port — and an
+    /// output's volume and mute switch from the card's main playback controls. Digital PCMs
+    /// (HDMI, S/PDIF) are left alone. `cache` holds what was read per control device during one
+    /// enumeration (a card's PCMs share its control device).
+    static func apply(to info: inout AudioDeviceInfo, cache: inout [String: ALSAControlState]) {
         let port = info.activePort ?? ""
         let pcm = info.id.lowercased()
         let digital = ["hdmi", "iec958", "spdif", "digital", "displayport"]
         guard !digital.contains(where: { port.contains($0) || pcm.hasPrefix($0) }),
               let control = AudioDevices.alsaControlName(forPCM: info.id) else { return }
-        let jacks: [ALSAJack]
-        if let cached = cache[control] { jacks = cached } else {
-            jacks = AudioDevices.alsaJacks(control: control)
-            cache[control] = jacks
+        let state: ALSAControlState
+        if let cached = cache[control] { state = cached } else {
+            state = ALSAControlState(control: control)
+            cache[control] = state
         }
+        // The card's main playback level is the output's volume and mute switch, as a sound
+        // server's sink volume is (AVAudioSession.outputVolume; the unmute hint).
+        if info.outputChannels > 0 || info.inputChannels == 0 {
+            if let volume = state.outputVolume { info.volume = volume }
+            if let muted = state.outputMuted { info.isMuted = muted }
+        }
+        let jacks = state.jacks
         guard !jacks.isEmpty else { return }
         // A PCM that works both ways (a hw PCM probed in both directions) gets both ports, joined
         // by "+": the session's port rules read the part for the direction they describe.

@@ -2,8 +2,9 @@
 // Control Plugin SDK", control_external.h), written here in C and compiled by the test with the
 // C compiler the Swift toolchain brings. alsa-lib loads it for `ctl.avaudio_jacks` of the tests'
 // private ALSA configuration (ALSADeviceTests.swift); it shows a card's controls — jack controls
-// on the card interface and one mixer switch — whose values it reads from a state file, one line
-// per control ("IFACE<TAB>NAME<TAB>VALUE"), and it raises a value event for each control whose
+// on the card interface, mixer switches and volumes — whose values it reads from a state file, one
+// line per control ("IFACE<TAB>NAME<TAB>VALUE" for a boolean, "…<TAB>MIN<TAB>MAX" for an integer
+// control with that range), and it raises a value event for each control whose
 // value changed when the file is replaced (an inotify descriptor on its folder is the control's
 // poll descriptor). A test plugs headphones in by rewriting the file.
 //
@@ -70,6 +71,8 @@ enum ALSATestJackPlugin {
         int count;
         int iface[MAX_CONTROLS];
         char name[MAX_CONTROLS][44];
+        int integer[MAX_CONTROLS];
+        long min[MAX_CONTROLS], max[MAX_CONTROLS];
         long value[MAX_CONTROLS];      /* as last reported */
     } fake_t;
 
@@ -91,10 +94,15 @@ enum ALSATestJackPlugin {
         while (n < MAX_CONTROLS && fgets(line, sizeof line, file)) {
             char *tab1 = strchr(line, '\t'); if (!tab1) continue;
             char *tab2 = strchr(tab1 + 1, '\t'); if (!tab2) continue;
+            char *tab3 = strchr(tab2 + 1, '\t');
+            char *tab4 = tab3 ? strchr(tab3 + 1, '\t') : NULL;
             *tab1 = 0; *tab2 = 0;
             if (names) {
                 f->iface[n] = atoi(line);
                 snprintf(f->name[n], sizeof f->name[n], "%s", tab1 + 1);
+                f->integer[n] = tab3 && tab4;
+                f->min[n] = tab3 && tab4 ? atol(tab3 + 1) : 0;
+                f->max[n] = tab3 && tab4 ? atol(tab4 + 1) : 1;
             }
             values[n] = atol(tab2 + 1);
             n++;
@@ -118,13 +126,17 @@ enum ALSATestJackPlugin {
         return (snd_ctl_ext_key_t)-1;
     }
     static int get_attribute(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, int *type, unsigned int *acc, unsigned int *count) {
-        *type = 1;   /* SND_CTL_ELEM_TYPE_BOOLEAN */
+        fake_t *f = ext->private_data;
+        if ((int)key >= f->count) return -EINVAL;
+        *type = f->integer[key] ? 2 : 1;   /* SND_CTL_ELEM_TYPE_INTEGER, _BOOLEAN */
         *acc = 1;    /* SND_CTL_EXT_ACCESS_READ */
         *count = 1;
         return 0;
     }
     static int get_integer_info(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, long *imin, long *imax, long *istep) {
-        *imin = 0; *imax = 1; *istep = 1;
+        fake_t *f = ext->private_data;
+        if ((int)key >= f->count) return -EINVAL;
+        *imin = f->min[key]; *imax = f->max[key]; *istep = 1;
         return 0;
     }
     static int read_integer(snd_ctl_ext_t *ext, snd_ctl_ext_key_t key, long *value) {
@@ -249,8 +261,8 @@ enum ALSATestJackPlugin {
     }
 
     /// Replaces the state file at once (a rename: the plugin never reads half a file).
-    static func writeState(_ controls: [(iface: Int, name: String, value: Int)], to url: URL) throws {
-        let text = controls.map { "\($0.iface)\t\($0.name)\t\($0.value)\n" }.joined()
+    static func writeState(_ controls: [(iface: Int, name: String, value: Int, range: ClosedRange<Int>?)], to url: URL) throws {
+        let text = controls.map { "\($0.iface)\t\($0.name)\t\($0.value)" + ($0.range.map { "\t\($0.lowerBound)\t\($0.upperBound)" } ?? "") + "\n" }.joined()
         try text.write(to: url, atomically: true, encoding: .utf8)
     }
 }
