@@ -20,26 +20,9 @@ import Glibc
         return true
     }
 
-    /// The same configuration file the AVFAudioTests' ALSA tests write (alsa-lib has one global tree).
+    /// The configuration every suite of the test process installs (alsa-lib has one global tree).
     static func installConfiguration() {
-        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("avaudio-alsa-\(getpid())")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var text = "pcm.null { type null }\n"
-        for name in ["64", "128", "256", "8192", "alloc"] {
-            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
-        }
-        // Two-PCM duplex: capture PCMs that play a known sine (the `file` plugin's `infile`, read
-        // as raw interleaved Float32 stereo) at 48 and 44.1 kHz, and playback PCMs for them.
-        for name in ["duplex", "duplex44", "duplexalloc"] {
-            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
-        }
-        for rate in [48_000, 44_100] {
-            text += "pcm.avaudio_sine_in_\(rate) { type file slave.pcm \"null\" file \"\(directory.path)/echo-\(rate).raw\" infile \"\(directory.path)/sine-\(rate).raw\" format \"raw\" }\n"
-            ALSATestSine.write(to: directory.appendingPathComponent("sine-\(rate).raw"), sampleRate: Double(rate))
-        }
-        let conf = directory.appendingPathComponent("asound.conf")
-        if (try? String(contentsOf: conf, encoding: .utf8)) != text { try? text.write(to: conf, atomically: true, encoding: .utf8) }
-        setenv("ALSA_CONFIG_PATH", conf.path, 1)
+        _ = ALSATestConfiguration.install()
     }
 
     /// Runs `selector` at 256-frame periods with a silent source node (and the input node, when

@@ -83,39 +83,14 @@ struct ALSADeviceTests {
     }
 }
 
-/// One private ALSA configuration per test process (alsa-lib keeps one global configuration
-/// tree, so every test uses this same file; the AllocationCounterTests target writes the same).
+/// One private ALSA configuration per test process, the same for every suite (AudioAnalysis's
+/// ALSATestConfiguration: alsa-lib keeps one global configuration tree).
 enum DeviceTestALSAConfiguration {
     static func install() -> URL? {
         guard DeviceComponents.alsa else { return nil }
-        let directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("avaudio-alsa-\(getpid())")
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var text = "pcm.null { type null }\n"
-        for name in ["64", "128", "256", "8192", "alloc"] {
-            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
-        }
-        // Two-PCM duplex: capture PCMs that play a known sine (the `file` plugin's `infile`, read
-        // as raw interleaved Float32 stereo) at 48 and 44.1 kHz, and playback PCMs for them.
-        for name in ["duplex", "duplex44", "duplexalloc"] {
-            text += "pcm.avaudio_file_\(name) { type file slave.pcm \"null\" file \"\(directory.path)/out-\(name).raw\" format \"raw\" }\n"
-        }
-        for rate in [48_000, 44_100] {
-            text += "pcm.avaudio_sine_in_\(rate) { type file slave.pcm \"null\" file \"\(directory.path)/echo-\(rate).raw\" infile \"\(directory.path)/sine-\(rate).raw\" format \"raw\" }\n"
-            ALSATestSine.write(to: directory.appendingPathComponent("sine-\(rate).raw"), sampleRate: Double(rate))
-        }
-        // A PCM with a control device of the same name whose jacks the test changes: an external
-        // control plugin the jack tests build (ALSATestJackPlugin.swift), reading jacks.state.
-        text += "pcm.avaudio_jacks { type null hint { show on description \"OpenAVFAudio jack test\" } }\n"
-        text += "ctl.avaudio_jacks { type avaudio_jacks state \"\(directory.path)/jacks/jacks.state\" }\n"
-        text += "ctl_type.avaudio_jacks { lib \"\(jackPluginPath(in: directory).path)\" }\n"
-        let conf = directory.appendingPathComponent("asound.conf")
-        if (try? String(contentsOf: conf, encoding: .utf8)) != text { try? text.write(to: conf, atomically: true, encoding: .utf8) }
-        setenv("ALSA_CONFIG_PATH", conf.path, 1)
-        return directory
+        return ALSATestConfiguration.install()
     }
 
     /// Where the jack tests build their control plugin.
-    static func jackPluginPath(in directory: URL) -> URL {
-        directory.appendingPathComponent("libasound_module_ctl_avaudio_jacks.so")
-    }
+    static func jackPluginPath(in directory: URL) -> URL { ALSATestConfiguration.jackPluginPath(in: directory) }
 }
