@@ -99,16 +99,7 @@ struct ALSACardTree: Sendable, Equatable {
     /// `plughw:CARD=PCH,DEV=3`, `hdmi:CARD=PCH,DEV=0`, `sysdefault:CARD=1`…). Names without a
     /// card (`default`, `pulse`, `null`) are left alone.
     func describe(_ info: inout AudioDeviceInfo, cards known: [ALSACard]) {
-        guard let colon = info.id.firstIndex(of: ":") else { return }
-        let plugin = info.id[..<colon].lowercased()
-        var card: String?, device: String?
-        for (k, part) in info.id[info.id.index(after: colon)...].split(separator: ",").enumerated() {
-            if let eq = part.firstIndex(of: "=") {
-                let key = part[..<eq].uppercased(), value = String(part[part.index(after: eq)...]).trimmingCharacters("\"'")
-                if key == "CARD" { card = value } else if key == "DEV" { device = value }
-            } else if k == 0 { card = String(part).trimmingCharacters("\"'") }
-            else if k == 1 { device = String(part) }
-        }
+        guard let (plugin, card, device) = Self.address(ofPCM: info.id) else { return }
         guard let card, let entry = known.first(where: { String($0.number) == card || $0.id == card }) else { return }
         info.bus = bus(card: entry.number, driver: entry.driver)
         switch plugin {
@@ -121,6 +112,22 @@ struct ALSACardTree: Sendable, Equatable {
         default:
             break
         }
+    }
+
+    /// The plugin, card and device a PCM name with arguments addresses (`hw:0,3`,
+    /// `plughw:CARD=PCH,DEV=3`, `sysdefault:CARD=PCH`: ALSA's `CARD`/`DEV` arguments, by name or
+    /// in that order); nil for a name without arguments (`default`, `pulse`).
+    static func address(ofPCM name: String) -> (plugin: String, card: String?, device: String?)? {
+        guard let colon = name.firstIndex(of: ":") else { return nil }
+        var card: String?, device: String?
+        for (k, part) in name[name.index(after: colon)...].split(separator: ",").enumerated() {
+            if let eq = part.firstIndex(of: "=") {
+                let key = part[..<eq].uppercased(), value = String(part[part.index(after: eq)...]).trimmingCharacters("\"'")
+                if key == "CARD" { card = value } else if key == "DEV" { device = value }
+            } else if k == 0 { card = String(part).trimmingCharacters("\"'") }
+            else if k == 1 { device = String(part) }
+        }
+        return (name[..<colon].lowercased(), card, device)
     }
 
     // MARK: Files

@@ -121,23 +121,14 @@ extension AudioDevices {
     /// The ALSA control device that belongs to PCM `pcm` (see the top of ALSAJacks.swift), or
     /// nil when there is none to ask.
     public static func alsaControlName(forPCM pcm: String) -> String? {
-        let colon = pcm.firstIndex(of: ":")
-        let plugin = String(colon.map { pcm[..<$0] } ?? Substring(pcm))
+        let plugin = pcm.split(separator: ":", maxSplits: 1).first.map(String.init) ?? pcm
         // Plugins that reach a server or have no card behind them.
         let serverPlugins = ["pulse", "jack", "oss", "pipewire", "null", "file", "usbstream", "a52", "lavrate",
                              "samplerate", "speexrate", "upmix", "vdownmix", "arcam_av", "bluealsa"]
         if serverPlugins.contains(plugin) { return nil }
-        if let colon {
-            var card: String?
-            for (k, part) in pcm[pcm.index(after: colon)...].split(separator: ",").enumerated() {
-                if let eq = part.firstIndex(of: "=") {
-                    if part[..<eq].uppercased() == "CARD" { card = String(part[part.index(after: eq)...]).trimmingCharacters("\"'") }
-                } else if k == 0 && ["hw", "plughw"].contains(plugin) {
-                    card = String(part).trimmingCharacters("\"'")
-                }
-            }
-            if let card, !card.isEmpty { return "hw:\(card)" }
-            return nil
+        if let (_, card, _) = ALSACardTree.address(ofPCM: pcm) {
+            guard let card, !card.isEmpty else { return nil }
+            return "hw:\(card)"
         }
         // A control of the PCM's name, unless it is a server's plugin (on desktops `ctl.!default`
         // is often `type pulse` or `type pipewire`): its type names it.
