@@ -572,6 +572,8 @@ final class SessionDeviceMonitor: @unchecked Sendable {
         guard watch else { return }
         let thread = Thread { [weak session, self] in
             var last = initial
+            // The control device of the output's PCM (its level is the output's volume).
+            var outputControl = initial.output.flatMap { AudioDevices.alsaControlName(forPCM: $0.id) }
             var lastRoute = session.map { $0.route(initial, selection: selection, category: $0.category) }
             var interrupted = !initial.reachable
             while true {
@@ -649,6 +651,8 @@ final class SessionDeviceMonitor: @unchecked Sendable {
             // The devices as last posted; routes are compared under the category of the moment
             // (a category change alone is not a device change; setCategory posts its own).
             var last = initial
+            // The control device of the output's PCM (its level is the output's volume).
+            var outputControl = initial.output.flatMap { AudioDevices.alsaControlName(forPCM: $0.id) }
             while true {
                 var unplugged = false, jackChanged = false, unmuteHint = false
                 var level: (volume: Double?, muted: Bool?)?
@@ -656,7 +660,6 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                     guard !self.sleep(0.5) else { return }
                 } else {
                     guard !self.sleep(0) else { return }
-                    let outputControl = last.output.flatMap { AudioDevices.alsaControlName(forPCM: $0.id) }
                     for monitor in jacks {
                         let before = monitor.jacks, volume = monitor.outputVolume, muted = monitor.outputMuted
                         guard monitor.waitForChange(timeout: 0.5 / Double(jacks.count)) else { continue }
@@ -700,6 +703,7 @@ final class SessionDeviceMonitor: @unchecked Sendable {
                 guard cardsChanged || route != previous else { continue }
                 session.storeDevices(updated)
                 last = updated
+                outputControl = updated.output.flatMap { AudioDevices.alsaControlName(forPCM: $0.id) }
                 let reason: AVAudioSession.RouteChangeReason = cardsChanged
                     ? (removed ? .oldDeviceUnavailable : .newDeviceAvailable)
                     : (unplugged ? .oldDeviceUnavailable : .newDeviceAvailable)
