@@ -572,8 +572,6 @@ final class SessionDeviceMonitor: @unchecked Sendable {
         guard watch else { return }
         let thread = Thread { [weak session, self] in
             var last = initial
-            // The control device of the output's PCM (its level is the output's volume).
-            var outputControl = initial.output.flatMap { AudioDevices.alsaControlName(forPCM: $0.id) }
             var lastRoute = session.map { $0.route(initial, selection: selection, category: $0.category) }
             var interrupted = !initial.reachable
             while true {
