@@ -60,6 +60,7 @@ extension AVAudioSessionTests {
         #expect(AudioDevices.alsaControlName(forPCM: "plughw:CARD=PCH,DEV=0") == "hw:PCH")
         #expect(AudioDevices.alsaControlName(forPCM: "sysdefault:CARD=PCH") == "hw:PCH")
         #expect(AudioDevices.alsaControlName(forPCM: "front:CARD=Device,DEV=0") == "hw:Device")
+        #expect(AudioDevices.alsaControlName(forPCM: "front:1,0") == "hw:1", "CARD and DEV by position, for any plugin that takes them")
         #expect(AudioDevices.alsaControlName(forPCM: "avaudio_jacks") == "avaudio_jacks", "a PCM with a ctl of its name")
         #expect(AudioDevices.alsaControlName(forPCM: "avaudio_file_64") == nil, "no ctl.avaudio_file_64 in the configuration")
         #expect(AudioDevices.alsaControlName(forPCM: "pulse") == nil, "a server's plugin is not asked")
