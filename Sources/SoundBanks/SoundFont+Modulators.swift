@@ -69,9 +69,12 @@ extension SF2Modulator {
                 let m = mods[i]
                 if let t = m.linkTarget {
                     if !keep[t] { keep[i] = false; changed = true; continue }
-                    // follow the chain; a chain longer than the list is a cycle
+                    // follow the chain; a chain longer than the list is a cycle. A record further
+                    // down may link past the list (dropped above, but still in `mods`): the walk
+                    // stops there, and the passes that follow drop the chain from its end back
+                    // (the sf2 target's finding of 2026-12-08: the walk indexed past the list).
                     var node = t, steps = 0
-                    while let next = mods[node].linkTarget, steps <= mods.count { node = next; steps += 1 }
+                    while let next = mods[node].linkTarget, next < mods.count, steps <= mods.count { node = next; steps += 1 }
                     if steps > mods.count { keep[i] = false; changed = true; continue }
                 }
                 if m.sourceIsLink && !isCC(m.source) {

@@ -71,6 +71,19 @@ import AVFoundation
         #expect(out.left.allSatisfy { $0.isFinite } && out.left.contains { $0 != 0 })
     }
 
+    @Test func chainEndingInALinkPastTheListIsDroppedWhole() {
+        // The sf2 fuzz target's finding (Fuzz/findings/sf2-fixed-link-chain-past-the-list): the
+        // cycle check walked a chain into a record that links past the list, and indexed there.
+        let records = [
+            SF2Modulator(source: 0x0081, destination: 0x8001, amount: 100, amountSource: 0, transform: 0),  // 0: CC1 → link into 1
+            SF2Modulator(source: 127, destination: 0x8002, amount: 100, amountSource: 0, transform: 0),     // 1: link source → link into 2
+            SF2Modulator(source: 127, destination: 0x8000 | 999, amount: 100, amountSource: 0, transform: 0), // 2: link source → past the list
+            SF2Modulator(source: 0x0081, destination: 8, amount: -2400, amountSource: 0, transform: 0),     // 3: CC1 → filter cutoff
+        ]
+        // 2 links nowhere, so 1 links into a dropped record, so 0 does: only 3 is left
+        #expect(SF2Modulator.checkedZoneList(records) == [records[3]])
+    }
+
     @Test func linkedChainIsRenumberedAndEvaluated() throws {
         // 0: CC1 → link into 2; 1: an unrelated record; 2: link source → initialAttenuation
         let records: [Mod] = [
