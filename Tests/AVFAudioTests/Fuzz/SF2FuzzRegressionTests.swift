@@ -4,17 +4,13 @@ import Testing
 import AVFoundation
 
 @Suite struct SF2FuzzRegressionTests {
-    static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/findings")
-
     /// A SoundFont whose instrument zone holds a modulator chain ending in a record that links
     /// past the zone's list (9,606 bytes, found by the `sf2` target in the release's long run of
     /// 2026-12-08, after 807,292 inputs): the chain's cycle check indexed past the list and
     /// trapped. The chain is now dropped; the bank loads with the zone's other records, and plays.
     @Test func modulatorChainIntoALinkPastTheListLoads() throws {
-        let url = Self.findings.appendingPathComponent("sf2-fixed-link-chain-past-the-list")
-        let bytes = try Data(contentsOf: url)
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("sf2-finding-\(UUID().uuidString).sf2")
+        let bytes = try Data(contentsOf: savedFuzzFinding("sf2-fixed-link-chain-past-the-list"))
+        let copy = temporaryURL("sf2-finding-\(UUID().uuidString).sf2")
         try bytes.write(to: copy)
         defer { try? FileManager.default.removeItem(at: copy) }
         let sampler = AVAudioUnitSampler()

@@ -289,13 +289,11 @@ import AudioFileFormats
 
     @Test("The aupreset fuzz target's two property-list findings read without Foundation: an error or a value, no trap, no leak to suppress")
     func savedFindings() throws {
-        let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fuzz/findings")
         // the leak: a mutated binary plist Foundation's binary and text parsers both refused
-        let leak = try [UInt8](Data(contentsOf: findings.appendingPathComponent("aupreset-fixed-leak-cfpropertylist-error")))
+        let leak = try [UInt8](Data(contentsOf: savedFuzzFinding("aupreset-fixed-leak-cfpropertylist-error")))
         do { _ = try PropertyList.parse(leak) } catch { #expect(!error.problem.isEmpty && error.offset <= leak.count, "\(error)") }
         // the crash: a set inside the plist, which this reader refuses by name
-        let set = try [UInt8](Data(contentsOf: findings.appendingPathComponent("aupreset-fixed-crash-binary-plist-set")))
+        let set = try [UInt8](Data(contentsOf: savedFuzzFinding("aupreset-fixed-crash-binary-plist-set")))
         #expect(throws: PropertyListError.self) { try PropertyList.parse(set) }
     }
 
